@@ -1,0 +1,138 @@
+package algorithms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedscope/fedscope/model"
+)
+
+// FedAvg is federated averaging with full participation and weights
+// w_i = n_i/N (PAPERS.md §1.3, paper 000). Each round every client starts
+// from the global model and runs LocalSteps full-batch gradient steps on its
+// loss l_i(θ) = 1/(2n_i)‖y_i − X_iθ‖², or, when Batch > 0, LocalSteps epochs
+// of minibatch gradient steps (PAPERS.md §1.5); the server averages.
+type FedAvg struct {
+	Eta        float64 // step size η > 0
+	LocalSteps int     // s ≥ 1: gradient steps (full batch) or epochs (minibatch) per round
+	Batch      int     // B: 0 for full batch; otherwise the minibatch size
+	Seed       uint64  // seeds the per-round minibatch partitions
+}
+
+// Run implements Algorithm.
+func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func(Round)) error {
+	if err := validate(a.Eta, a.Batch); err != nil {
+		return err
+	}
+	if a.LocalSteps < 1 {
+		return fmt.Errorf("%w: local steps s=%d must be at least 1", ErrBadParams, a.LocalSteps)
+	}
+	ws := model.NewWorkspace(p, a.Batch)
+	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
+	parts := newPartitions(p, a.Batch, a.Seed)
+	round := func(t int, theta []float64) error {
+		parts.shuffle()
+		clear(next)
+		for i := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s := &p.Clients[i]
+			copy(u, theta)
+			if a.Batch == 0 {
+				s.GDSteps(u, a.Eta, a.LocalSteps, ws)
+			} else {
+				for e := 0; e < a.LocalSteps; e++ {
+					s.MinibatchEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
+				}
+			}
+			axpy(p.Weights[i], u, next)
+		}
+		copy(theta, next)
+		return nil
+	}
+	diverged := func(t int) error {
+		e := &DivergedError{Round: t, Eta: a.Eta}
+		pooled, client := p.Curvature()
+		switch {
+		case a.Batch > 0:
+			e.Limit, e.Of = 2/parts.curvature(p), "the minibatch Hessians"
+		case a.LocalSteps == 1:
+			// s = 1 is centralised gradient descent on the pooled loss.
+			e.Limit, e.Of = 2/pooled, "the global Hessian"
+		default:
+			e.Limit, e.Of = 2/client, "the local Hessians"
+		}
+		return e
+	}
+	return loop(ctx, p, rounds, emit, round, diverged)
+}
+
+func validate(eta float64, batch int) error {
+	if !(eta > 0) || math.IsInf(eta, 0) {
+		return fmt.Errorf("%w: step size η=%v must be a finite number > 0", ErrBadParams, eta)
+	}
+	if batch < 0 {
+		return fmt.Errorf("%w: batch size B=%d must be ≥ 0 (0 = full batch)", ErrBadParams, batch)
+	}
+	return nil
+}
+
+func axpy(alpha float64, x, y []float64) {
+	for k, v := range x {
+		y[k] += alpha * v
+	}
+}
+
+// partitions holds each client's row order for the current round. PAPERS.md
+// §8 (E000-2): a fresh random permutation at the start of every round, split
+// into consecutive batches, reused for the s passes of the round. Client i
+// shuffles with its own stream, so racers and reruns see the same batches.
+type partitions struct {
+	batch int
+	perm  [][]int
+	rng   []*rand.Rand
+}
+
+func newPartitions(p *model.Problem, batch int, seed uint64) *partitions {
+	if batch == 0 {
+		return &partitions{}
+	}
+	ps := &partitions{batch: batch, perm: make([][]int, len(p.Clients)), rng: make([]*rand.Rand, len(p.Clients))}
+	for i := range p.Clients {
+		ps.perm[i] = make([]int, p.Clients[i].N)
+		ps.rng[i] = rand.New(rand.NewPCG(seed, minibatchStream+uint64(i)))
+	}
+	return ps
+}
+
+// minibatchStream offsets the minibatch streams from the data streams of
+// package datasets (which use 0..M).
+const minibatchStream = 1 << 40
+
+func (ps *partitions) shuffle() {
+	for i, perm := range ps.perm {
+		for j := range perm {
+			perm[j] = j
+		}
+		rng := ps.rng[i]
+		for j := len(perm) - 1; j > 0; j-- {
+			k := rng.IntN(j + 1)
+			perm[j], perm[k] = perm[k], perm[j]
+		}
+	}
+}
+
+// curvature returns the largest λ_max(X_bᵀX_b/B) over the current batches.
+func (ps *partitions) curvature(p *model.Problem) float64 {
+	var c float64
+	for i, perm := range ps.perm {
+		s := &p.Clients[i]
+		for lo := 0; lo < len(perm); lo += ps.batch {
+			c = math.Max(c, model.RowsCurvature(s.X, s.Dim, perm[lo:min(lo+ps.batch, len(perm))]))
+		}
+	}
+	return c
+}

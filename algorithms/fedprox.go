@@ -1,0 +1,56 @@
+package algorithms
+
+import (
+	"context"
+	"math"
+
+	"github.com/fedscope/fedscope/model"
+)
+
+// FedProx replaces the local gradient steps of FedAvg by the exact proximal
+// point θ_i = argmin_u l_i(u) + ‖u − θ_{t−1}‖²/(2η) (PAPERS.md §1.4, paper
+// 000), solved with a factorisation computed once per client and η; with
+// Batch > 0, one epoch of incremental proximal steps on minibatches, each
+// centred at the current local iterate (PAPERS.md §1.5, §8). Aggregation as
+// in FedAvg with w_i = n_i/N.
+type FedProx struct {
+	Eta   float64 // η > 0: larger means a weaker pull towards the global model
+	Batch int     // B: 0 for the exact full-batch proximal step
+	Seed  uint64  // seeds the per-round minibatch partitions
+}
+
+// Run implements Algorithm.
+func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit func(Round)) error {
+	if err := validate(a.Eta, a.Batch); err != nil {
+		return err
+	}
+	ws := model.NewWorkspace(p, a.Batch)
+	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
+	parts := newPartitions(p, a.Batch, a.Seed)
+	var factors []model.ProxFactor
+	if a.Batch == 0 {
+		factors = p.ProxFactors(a.Eta)
+	}
+	round := func(t int, theta []float64) error {
+		parts.shuffle()
+		clear(next)
+		for i := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			copy(u, theta)
+			if a.Batch == 0 {
+				factors[i].Apply(u, ws)
+			} else {
+				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
+			}
+			axpy(p.Weights[i], u, next)
+		}
+		copy(theta, next)
+		return nil
+	}
+	// The proximal map is a contraction for every η (PAPERS.md §1.6: FedProx
+	// needs no condition on γ), so divergence means broken input, not η.
+	diverged := func(t int) error { return &DivergedError{Round: t, Eta: a.Eta, Limit: math.NaN()} }
+	return loop(ctx, p, rounds, emit, round, diverged)
+}

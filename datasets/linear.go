@@ -1,0 +1,283 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// GammaScheme selects how per-client truths are drawn for a prescribed model
+// heterogeneity Γ. The paper does not say (PAPERS.md §7, 000); §8 gives both.
+type GammaScheme int
+
+const (
+	// GammaRadius draws θ_i* = θ* + Γ·u_i with u_i uniform on the unit sphere,
+	// so Γ is a perturbation radius and the realised max pairwise distance is
+	// about √2·Γ (PAPERS.md §8, 000, the recommended default).
+	GammaRadius GammaScheme = iota
+	// GammaExact draws δ_i ~ N(0, I_d) and rescales all of them by one common
+	// factor so that max_{i,j} ‖δ_i − δ_j‖ = Γ exactly (PAPERS.md §8, 000).
+	GammaExact
+)
+
+// String returns the scheme's name as used on the command line.
+func (s GammaScheme) String() string {
+	if s == GammaExact {
+		return "exact"
+	}
+	return "radius"
+}
+
+// Linear describes a Gaussian linear-regression federation
+// (PAPERS.md §1.1 and §1.9, paper 000): y_i = X_i θ_i* + ξ_i with
+// ξ ~ N(0, σ²), θ* ~ N(0, I_d), X_i rows i.i.d. N(0, I_d) or, with a covariate
+// subspace, N(0, (d/r)·I_E) on a random coordinate set E of size r.
+// The zero value is not useful; see the presets in package experiment.
+type Linear struct {
+	Clients       int         // M, number of clients
+	Dim           int         // d, feature dimension
+	Samples       int         // n_i of the data-rich (or all) clients
+	ScarceClients int         // how many clients (the first ones) are data-scarce
+	ScarceSamples int         // n_i of the data-scarce clients
+	Noise         float64     // σ, standard deviation of the label noise
+	Gamma         float64     // Γ, model heterogeneity (0 = one common truth)
+	Scheme        GammaScheme // how Γ is realised
+	SubspaceDim   int         // r, covariate subspace dimension; 0 means r = d (no covariate shift)
+}
+
+// MaxEntries bounds the size of a generated design (M·n·d numbers) so that a
+// typo on the command line gives an error instead of exhausting memory.
+const MaxEntries = 50_000_000
+
+// Validate reports the first inconsistency of the configuration.
+func (c Linear) Validate() error {
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
+	case c.Dim < 1:
+		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
+	case c.Samples < 1:
+		return fmt.Errorf("samples=%d: need at least 1 sample per client", c.Samples)
+	case c.ScarceClients < 0 || c.ScarceClients > c.Clients:
+		return fmt.Errorf("scarce_clients=%d: must lie in 0..clients=%d", c.ScarceClients, c.Clients)
+	case c.ScarceClients > 0 && c.ScarceSamples < 1:
+		return fmt.Errorf("scarce_samples=%d: need at least 1 sample per data-scarce client", c.ScarceSamples)
+	case !(c.Noise >= 0) || math.IsInf(c.Noise, 0):
+		return fmt.Errorf("noise=%v: must be a finite number ≥ 0", c.Noise)
+	case !(c.Gamma >= 0) || math.IsInf(c.Gamma, 0):
+		return fmt.Errorf("gamma=%v: must be a finite number ≥ 0", c.Gamma)
+	case c.SubspaceDim < 0 || c.SubspaceDim > c.Dim:
+		return fmt.Errorf("subspace_dim=%d: must lie in 1..dim=%d (0 means dim)", c.SubspaceDim, c.Dim)
+	}
+	if n := c.TotalSamples(); float64(n)*float64(c.Dim) > MaxEntries {
+		return fmt.Errorf("clients × samples × dim = %d × %d: over the limit of %d numbers", n, c.Dim, MaxEntries)
+	}
+	return nil
+}
+
+// SamplesOf returns n_i for client i: the first ScarceClients clients are
+// data-scarce (PAPERS.md §1.9, E000-3/4 use 10 scarce and 10 rich clients).
+func (c Linear) SamplesOf(i int) int {
+	if i < c.ScarceClients {
+		return c.ScarceSamples
+	}
+	return c.Samples
+}
+
+// TotalSamples returns N = Σ n_i.
+func (c Linear) TotalSamples() int {
+	n := 0
+	for i := 0; i < c.Clients; i++ {
+		n += c.SamplesOf(i)
+	}
+	return n
+}
+
+// Client is one participant's local data set.
+type Client struct {
+	N       int       // n_i
+	X       []float64 // n_i × d design, row-major
+	Y       []float64 // n_i responses
+	Truth   []float64 // θ_i*, the client's own true parameter
+	Support []int     // coordinate set E of the covariate subspace, sorted; nil when r = d
+}
+
+// Federation is a set of clients sharing one feature space.
+type Federation struct {
+	Dim     int
+	Clients []Client
+	Truth   []float64 // θ*, the common (centre) truth
+	Noise   float64   // σ used to draw the labels
+
+	// RealisedGamma is max_{i,j} ‖θ_i* − θ_j*‖, the paper's definition of Γ
+	// (PAPERS.md §1.7, Cor. 1), which the radius scheme only approximates.
+	RealisedGamma float64
+}
+
+// N returns the total number of samples Σ n_i.
+func (f *Federation) N() int {
+	n := 0
+	for i := range f.Clients {
+		n += f.Clients[i].N
+	}
+	return n
+}
+
+// Heterogeneous reports whether the clients' truths differ.
+func (f *Federation) Heterogeneous() bool { return f.RealisedGamma > 0 }
+
+// ErrInvalid wraps every configuration error so callers can tell bad input
+// from internal failures.
+var ErrInvalid = errors.New("invalid data configuration")
+
+// stream returns the random stream of one purpose. Stream 0 is the shared
+// truth; stream i+1 is client i.
+func stream(seed uint64, id uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, id))
+}
+
+// Generate draws the federation for the given seed.
+func (c Linear) Generate(seed uint64) (*Federation, error) {
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	d := c.Dim
+	r := c.SubspaceDim
+	if r == 0 {
+		r = d
+	}
+	fed := &Federation{Dim: d, Clients: make([]Client, c.Clients), Truth: make([]float64, d), Noise: c.Noise}
+	shared := stream(seed, 0)
+	for k := range fed.Truth {
+		fed.Truth[k] = shared.NormFloat64() // θ* ~ N(0, I_d) (PAPERS.md §8, 000)
+	}
+
+	// Per-client perturbations of the truth, each from the client's stream.
+	rngs := make([]*rand.Rand, c.Clients)
+	deltas := make([][]float64, c.Clients)
+	for i := range rngs {
+		rngs[i] = stream(seed, uint64(i)+1)
+		if c.Gamma > 0 {
+			deltas[i] = drawPerturbation(rngs[i], d, c.Gamma, c.Scheme)
+		}
+	}
+	if c.Gamma > 0 && c.Scheme == GammaExact {
+		scaleToDiameter(deltas, c.Gamma)
+	}
+
+	scale := math.Sqrt(float64(d) / float64(r)) // rows have E‖x‖² = d for every r (E000-4)
+	for i := range fed.Clients {
+		rng := rngs[i]
+		cl := &fed.Clients[i]
+		cl.N = c.SamplesOf(i)
+		cl.Truth = append([]float64(nil), fed.Truth...)
+		if deltas[i] != nil {
+			for k := range cl.Truth {
+				cl.Truth[k] += deltas[i][k]
+			}
+		}
+		if r < d {
+			cl.Support = randomSubset(rng, d, r)
+		}
+		cl.X = make([]float64, cl.N*d)
+		cl.Y = make([]float64, cl.N)
+		for j := 0; j < cl.N; j++ {
+			row := cl.X[j*d : (j+1)*d]
+			if cl.Support == nil {
+				for k := range row {
+					row[k] = rng.NormFloat64()
+				}
+			} else {
+				for _, k := range cl.Support {
+					row[k] = scale * rng.NormFloat64()
+				}
+			}
+			var dot float64
+			for k, v := range row {
+				dot += v * cl.Truth[k]
+			}
+			cl.Y[j] = dot + c.Noise*rng.NormFloat64()
+		}
+	}
+	fed.RealisedGamma = diameter(fed.Clients)
+	return fed, nil
+}
+
+// drawPerturbation returns Γ·u with u uniform on the sphere (radius scheme) or
+// an unscaled δ ~ N(0, I_d) (exact scheme, rescaled later).
+func drawPerturbation(rng *rand.Rand, d int, gamma float64, scheme GammaScheme) []float64 {
+	v := make([]float64, d)
+	var norm float64
+	for norm == 0 {
+		norm = 0
+		for k := range v {
+			v[k] = rng.NormFloat64()
+			norm += v[k] * v[k]
+		}
+	}
+	if scheme == GammaExact {
+		return v
+	}
+	f := gamma / math.Sqrt(norm)
+	for k := range v {
+		v[k] *= f
+	}
+	return v
+}
+
+// scaleToDiameter rescales all vectors by one factor so that their maximum
+// pairwise distance equals gamma.
+func scaleToDiameter(vs [][]float64, gamma float64) {
+	var diam float64
+	for i := range vs {
+		for j := i + 1; j < len(vs); j++ {
+			diam = math.Max(diam, dist(vs[i], vs[j]))
+		}
+	}
+	if diam == 0 {
+		return // a single client: Γ is 0 by definition
+	}
+	f := gamma / diam
+	for _, v := range vs {
+		for k := range v {
+			v[k] *= f
+		}
+	}
+}
+
+func diameter(cs []Client) float64 {
+	var diam float64
+	for i := range cs {
+		for j := i + 1; j < len(cs); j++ {
+			diam = math.Max(diam, dist(cs[i].Truth, cs[j].Truth))
+		}
+	}
+	return diam
+}
+
+func dist(a, b []float64) float64 {
+	var s float64
+	for k := range a {
+		t := a[k] - b[k]
+		s += t * t
+	}
+	return math.Sqrt(s)
+}
+
+// randomSubset returns r distinct indices of 0..d-1 in increasing order, by a
+// partial Fisher–Yates shuffle.
+func randomSubset(rng *rand.Rand, d, r int) []int {
+	perm := make([]int, d)
+	for k := range perm {
+		perm[k] = k
+	}
+	for k := 0; k < r; k++ {
+		j := k + rng.IntN(d-k)
+		perm[k], perm[j] = perm[j], perm[k]
+	}
+	out := perm[:r:r]
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,124 @@
+package experiment
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fedscope/fedscope/algorithms"
+)
+
+// Format is an export format.
+type Format int
+
+// Export formats.
+const (
+	CSV Format = iota
+	JSONL
+)
+
+// ParseFormat reads "csv" or "jsonl".
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "csv":
+		return CSV, nil
+	case "jsonl":
+		return JSONL, nil
+	}
+	return 0, &InputError{Msg: fmt.Sprintf("--format %q: allowed formats are csv and jsonl", s)}
+}
+
+// Table collects the rounds of a race per racer, in round order, whatever
+// order they arrived in; its output is therefore the same on any number of
+// CPUs.
+type Table struct {
+	Labels  []string
+	Rounds  [][]algorithms.Round
+	LSError float64 // error of pooled least squares, the reference line
+}
+
+// NewTable prepares a table for the racers of a race.
+func NewTable(racers []Racer, lsError float64) *Table {
+	t := &Table{Labels: make([]string, len(racers)), Rounds: make([][]algorithms.Round, len(racers)), LSError: lsError}
+	for i, r := range racers {
+		t.Labels[i] = r.Label
+	}
+	return t
+}
+
+// Add records one point.
+func (t *Table) Add(p Point) { t.Rounds[p.Racer] = append(t.Rounds[p.Racer], p.Round) }
+
+// Len returns the number of rows.
+func (t *Table) Len() int {
+	n := 0
+	for _, rs := range t.Rounds {
+		n += len(rs)
+	}
+	return n
+}
+
+// columns are the metric columns after algorithm,round. A metric that does
+// not apply (NaN) is left empty in CSV and omitted in JSON lines.
+var columns = []struct {
+	name string
+	get  func(t *Table, r *algorithms.Round) float64
+}{
+	{"grad_norm", func(_ *Table, r *algorithms.Round) float64 { return r.GradNorm }},
+	{"est_error", func(_ *Table, r *algorithms.Round) float64 { return r.EstError }},
+	{"client_error", func(_ *Table, r *algorithms.Round) float64 { return r.ClientError }},
+	{"ls_error", func(t *Table, _ *algorithms.Round) float64 { return t.LSError }},
+}
+
+// Write prints one row per (racer, round), racers in order, rounds ascending.
+// Numbers use the shortest representation that reads back exactly.
+func (t *Table) Write(w io.Writer, f Format) error {
+	bw := bufio.NewWriter(w)
+	if f == CSV {
+		bw.WriteString("algorithm,round")
+		for _, c := range columns {
+			bw.WriteString("," + c.name)
+		}
+		bw.WriteString("\n")
+	}
+	for i, rs := range t.Rounds {
+		for k := range rs {
+			r := &rs[k]
+			if f == CSV {
+				bw.WriteString(csvField(t.Labels[i]) + "," + strconv.Itoa(r.Index))
+				for _, c := range columns {
+					bw.WriteString("," + number(c.get(t, r)))
+				}
+			} else {
+				label, _ := json.Marshal(t.Labels[i])
+				fmt.Fprintf(bw, `{"algorithm":%s,"round":%d`, label, r.Index)
+				for _, c := range columns {
+					if v := c.get(t, r); !math.IsNaN(v) && !math.IsInf(v, 0) {
+						fmt.Fprintf(bw, `,%q:%s`, c.name, number(v))
+					}
+				}
+				bw.WriteString("}")
+			}
+			bw.WriteString("\n")
+		}
+	}
+	return bw.Flush()
+}
+
+func number(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

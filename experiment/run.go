@@ -1,0 +1,138 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/model"
+)
+
+// Point is one round of one racer in the merged stream of a race.
+type Point struct {
+	Racer int // index into Result.Racers
+	Round algorithms.Round
+}
+
+// Result describes a finished (or cancelled) race.
+type Result struct {
+	Racers  []Racer
+	Problem *model.Problem
+	// Errs holds, per racer, why it stopped early: a *RacerError wrapping an
+	// *algorithms.DivergedError, or nil when it ran all rounds.
+	Errs []error
+}
+
+// Failed returns the racers' errors that are not nil.
+func (r Result) Failed() []error {
+	var out []error
+	for _, err := range r.Errs {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+// RacerError is a racer's failure, worded for the status line, e.g.
+// "FedAvg s=10 diverged at round 7: η=1.2 exceeds the stable limit 0.95 …".
+type RacerError struct {
+	Label string
+	Err   error
+}
+
+func (e *RacerError) Error() string { return e.Label + " " + e.Err.Error() }
+func (e *RacerError) Unwrap() error { return e.Err }
+
+// problemKey identifies the data a Problem was built from.
+type problemKey struct {
+	data datasets.Linear
+	seed uint64
+}
+
+// problems caches prepared data so that a re-run, or a change of η, s, B or
+// racers, reuses the statistics instead of recomputing them.
+var problems = struct {
+	sync.Mutex
+	m     map[problemKey]*model.Problem
+	order []problemKey
+}{m: map[problemKey]*model.Problem{}}
+
+const problemCacheSize = 4
+
+// Prepare generates the scenario's federation and its statistics, or returns
+// them from the cache.
+func Prepare(sc Scenario) (*model.Problem, error) {
+	key := problemKey{sc.Data, sc.Seed}
+	problems.Lock()
+	p, ok := problems.m[key]
+	problems.Unlock()
+	if ok {
+		return p, nil
+	}
+	fed, err := sc.Data.Generate(sc.Seed)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	p = model.NewProblem(fed)
+	problems.Lock()
+	defer problems.Unlock()
+	if q, ok := problems.m[key]; ok { // another goroutine won the race
+		return q, nil
+	}
+	if len(problems.order) >= problemCacheSize {
+		delete(problems.m, problems.order[0])
+		problems.order = problems.order[1:]
+	}
+	problems.m[key] = p
+	problems.order = append(problems.order, key)
+	return p, nil
+}
+
+// Run races the scenario's algorithms concurrently on the same data, calling
+// emit for every round of every racer (never concurrently: emit may block to
+// apply back-pressure, which pauses the race). A racer that diverges stops
+// alone; its error is in Result.Errs. Run returns ctx.Err() when cancelled.
+func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
+	if err := sc.Validate(); err != nil {
+		return Result{}, err
+	}
+	p, err := Prepare(sc)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Racers: sc.Resolve(), Problem: p}
+	res.Errs = make([]error, len(res.Racers))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i, r := range res.Racers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := r.Algorithm.Run(ctx, p, sc.Rounds, func(rd algorithms.Round) {
+				mu.Lock()
+				defer mu.Unlock()
+				if ctx.Err() == nil {
+					emit(Point{Racer: i, Round: rd})
+				}
+			})
+			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+				res.Errs[i] = &RacerError{Label: r.Label, Err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	for _, e := range res.Errs {
+		var de *algorithms.DivergedError
+		if e != nil && !errors.As(e, &de) {
+			return res, fmt.Errorf("race: %w", e) // a bug, not a finding
+		}
+	}
+	return res, nil
+}

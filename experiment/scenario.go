@@ -1,0 +1,152 @@
+// Package experiment describes complete, reproducible runs: scenarios (data,
+// racers, rounds, seed), the named presets, the knobs a person may set, racing
+// several algorithms side by side on the same data, and CSV / JSON-lines
+// export. It validates all user input, so the layers below may assume sane
+// parameters.
+package experiment
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/datasets"
+)
+
+// Scenario is everything that determines a run: same scenario, same output.
+type Scenario struct {
+	Preset     string          // name of the preset it started from
+	Data       datasets.Linear // the federation to generate
+	Eta        float64         // step size η shared by the racers
+	LocalSteps int             // s of FedAvg racers that do not pin their own
+	Batch      int             // minibatch size B, 0 = full batch
+	Racers     []RacerSpec     // the algorithms raced side by side
+	Rounds     int             // communication rounds T
+	Seed       uint64          // master seed of every random draw
+}
+
+// Kinds of racer.
+const (
+	KindFedAvg  = "fedavg"
+	KindFedProx = "fedprox"
+)
+
+// RacerSpec is one racer as written in `--set algorithms=…`, e.g. "fedavg:s=5".
+// Zero fields follow the scenario (η, local steps, batch size).
+type RacerSpec struct {
+	Kind       string  // KindFedAvg or KindFedProx
+	LocalSteps int     // pinned s (FedAvg); 0 follows Scenario.LocalSteps
+	Batch      int     // pinned B; -1 follows Scenario.Batch, 0 forces full batch
+	Eta        float64 // pinned η; 0 follows Scenario.Eta
+}
+
+// String returns the spec in the syntax ParseRacers reads.
+func (r RacerSpec) String() string {
+	var b strings.Builder
+	b.WriteString(r.Kind)
+	if r.LocalSteps > 0 {
+		fmt.Fprintf(&b, ":s=%d", r.LocalSteps)
+	}
+	if r.Batch >= 0 {
+		fmt.Fprintf(&b, ":b=%d", r.Batch)
+	}
+	if r.Eta > 0 {
+		fmt.Fprintf(&b, ":eta=%s", formatFloat(r.Eta))
+	}
+	return b.String()
+}
+
+// Racer is a resolved racer: its legend label and the algorithm to run.
+type Racer struct {
+	Label     string
+	Spec      RacerSpec // with every field resolved against the scenario
+	Algorithm algorithms.Algorithm
+}
+
+// Resolve turns the racer specs into algorithms, filling unpinned fields from
+// the scenario. Racers that resolve to the same algorithm are kept once.
+func (sc Scenario) Resolve() []Racer {
+	var out []Racer
+	seen := map[RacerSpec]bool{}
+	for _, spec := range sc.Racers {
+		pinnedB, pinnedEta := spec.Batch >= 0, spec.Eta > 0
+		r := spec
+		if r.Kind == KindFedAvg && r.LocalSteps == 0 {
+			r.LocalSteps = sc.LocalSteps
+		}
+		if !pinnedB {
+			r.Batch = sc.Batch
+		}
+		if !pinnedEta {
+			r.Eta = sc.Eta
+		}
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		label := "FedProx"
+		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.Eta, Batch: r.Batch, Seed: sc.Seed}
+		if r.Kind == KindFedAvg {
+			label = fmt.Sprintf("FedAvg s=%d", r.LocalSteps)
+			alg = algorithms.FedAvg{Eta: r.Eta, LocalSteps: r.LocalSteps, Batch: r.Batch, Seed: sc.Seed}
+		}
+		if pinnedB && r.Batch != sc.Batch {
+			if r.Batch == 0 {
+				label += " full"
+			} else {
+				label += fmt.Sprintf(" B=%d", r.Batch)
+			}
+		}
+		if pinnedEta && r.Eta != sc.Eta {
+			label += " eta=" + formatFloat(r.Eta)
+		}
+		out = append(out, Racer{Label: label, Spec: r, Algorithm: alg})
+	}
+	return out
+}
+
+// Validate reports the first problem of the scenario as an *InputError.
+func (sc Scenario) Validate() error {
+	if err := sc.Data.Validate(); err != nil {
+		return &InputError{Msg: err.Error()}
+	}
+	switch {
+	case len(sc.Racers) == 0:
+		return &InputError{Msg: "algorithms: no racer selected; allowed: " + racerSyntax}
+	case sc.Rounds < 1 || sc.Rounds > maxRounds:
+		return &InputError{Msg: fmt.Sprintf("rounds=%d: must lie in 1..%d", sc.Rounds, maxRounds)}
+	case !(sc.Eta > 0):
+		return &InputError{Msg: fmt.Sprintf("eta=%v: must be > 0", sc.Eta)}
+	case sc.LocalSteps < 1:
+		return &InputError{Msg: fmt.Sprintf("local_steps=%d: must be ≥ 1", sc.LocalSteps)}
+	}
+	return nil
+}
+
+// Summary is the one-line description of the data shown under the title.
+func (sc Scenario) Summary() string {
+	d := sc.Data
+	var b strings.Builder
+	fmt.Fprintf(&b, "M=%d clients, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
+	if d.ScarceClients > 0 {
+		fmt.Fprintf(&b, " (%d×%d + %d×%d)", d.ScarceClients, d.ScarceSamples, d.Clients-d.ScarceClients, d.Samples)
+	}
+	fmt.Fprintf(&b, ", σ=%s, Γ=%s", formatFloat(d.Noise), formatFloat(d.Gamma))
+	if d.SubspaceDim > 0 && d.SubspaceDim < d.Dim {
+		fmt.Fprintf(&b, ", r=%d", d.SubspaceDim)
+	}
+	fmt.Fprintf(&b, ", η=%s", formatFloat(sc.Eta))
+	if sc.Batch > 0 {
+		fmt.Fprintf(&b, ", B=%d", sc.Batch)
+	}
+	return b.String()
+}
+
+// InputError is bad user input: a one-line message naming the key, the value
+// and what is allowed. The command line exits with status 2 on it.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

@@ -1,0 +1,160 @@
+package model
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+// Workspace holds the scratch memory of the local solvers so that the local
+// steps allocate nothing. One workspace serves one goroutine.
+type Workspace struct {
+	dvec []float64 // d
+	nvec []float64 // max n_i (or batch size)
+	kmat []float64 // batch×batch, for the minibatch proximal step
+}
+
+// NewWorkspace sizes a workspace for the problem and batch size (0 = full batch).
+func NewWorkspace(p *Problem, batch int) *Workspace {
+	maxN := 0
+	for i := range p.Clients {
+		maxN = max(maxN, p.Clients[i].N)
+	}
+	return &Workspace{dvec: make([]float64, p.Dim), nvec: make([]float64, max(maxN, batch)),
+		kmat: make([]float64, batch*batch)}
+}
+
+// GDSteps runs `steps` full-batch gradient steps on l_i in place:
+// u ← u − η ∇l_i(u) = u − (η/n_i) X_iᵀ(X_i u − y_i) (PAPERS.md §1.3, FedAvg
+// local update, paper 000).
+func (s *Stats) GDSteps(u []float64, eta float64, steps int, ws *Workspace) {
+	g := ws.dvec[:s.Dim]
+	for t := 0; t < steps; t++ {
+		s.GradientTo(g, u, ws.nvec)
+		blas64.Axpy(-eta, vec(g), vec(u))
+	}
+}
+
+// MinibatchEpoch runs one pass of minibatch gradient steps in place, over the
+// rows in the order of perm split into consecutive batches of size batch (the
+// last one shorter when batch does not divide n_i):
+// u ← u − (η/B) X_bᵀ(X_b u − y_b), the gradient of 1/(2B)‖y_b − X_b u‖²
+// (PAPERS.md §1.5 and §8, E000-2).
+func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, ws *Workspace) {
+	uv := vec(u)
+	r := ws.nvec
+	for lo := 0; lo < len(perm); lo += batch {
+		idx := perm[lo:min(lo+batch, len(perm))]
+		for j, row := range idx {
+			r[j] = blas64.Dot(vec(s.Row(row)), uv) - s.Y[row]
+		}
+		f := -eta / float64(len(idx))
+		for j, row := range idx {
+			blas64.Axpy(f*r[j], vec(s.Row(row)), uv)
+		}
+	}
+}
+
+// ProxEpoch runs one pass of incremental proximal steps in place, one per
+// batch, each centred at the current local iterate (PAPERS.md §1.5 and §8):
+// u ← (I + (η/B) X_bᵀX_b)⁻¹ (u + (η/B) X_bᵀ y_b)
+//
+//	= u − (η/B) X_bᵀ (I_B + (η/B) X_b X_bᵀ)⁻¹ (X_b u − y_b),
+//
+// the second (Woodbury) form needing only a B×B Cholesky factorisation.
+func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, ws *Workspace) {
+	uv := vec(u)
+	for lo := 0; lo < len(perm); lo += batch {
+		idx := perm[lo:min(lo+batch, len(perm))]
+		b := len(idx)
+		c := eta / float64(b)
+		k := ws.kmat[:b*b]
+		r := ws.nvec[:b]
+		for j, rj := range idx {
+			xj := vec(s.Row(rj))
+			r[j] = blas64.Dot(xj, uv) - s.Y[rj]
+			k[j*b+j] = 1 + c*blas64.Dot(xj, xj)
+			for l := j + 1; l < b; l++ {
+				k[j*b+l] = c * blas64.Dot(xj, vec(s.Row(idx[l])))
+			}
+		}
+		t, _ := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: b, Stride: b, Data: k})
+		// I + cKKᵀ is positive definite for c > 0, so Potrf cannot fail.
+		lapack64.Potrs(t, blas64.General{Rows: b, Cols: 1, Stride: 1, Data: r})
+		for j, rj := range idx {
+			blas64.Axpy(-c*r[j], vec(s.Row(rj)), uv)
+		}
+	}
+}
+
+// ProxFactor is the factorised exact proximal map of one client for one η
+// (PAPERS.md §1.4, FedProx, paper 000):
+// prox(θ) = argmin_u l_i(u) + ‖u − θ‖²/(2η) = (I + ηX_iᵀX_i/n_i)⁻¹ (θ + η X_iᵀy_i/n_i).
+type ProxFactor struct {
+	eta  float64
+	chol blas64.Triangular // Cholesky factor Uᵀ U of I_d + ηG (n ≥ d) or I_n + (η/n) X Xᵀ (n < d)
+	s    *Stats
+}
+
+// NewProxFactor factorises the proximal system of a client.
+func NewProxFactor(s *Stats, eta float64) ProxFactor {
+	var m int
+	var a []float64
+	if s.Gram != nil {
+		m = s.Dim
+		a = make([]float64, m*m)
+		for k, g := range s.Gram {
+			a[k] = eta * g
+		}
+	} else {
+		m = s.N
+		a = make([]float64, m*m)
+		c := eta / float64(s.N)
+		for j := 0; j < m; j++ {
+			for l := j; l < m; l++ {
+				a[j*m+l] = c * blas64.Dot(vec(s.Row(j)), vec(s.Row(l)))
+			}
+		}
+	}
+	for j := 0; j < m; j++ {
+		a[j*m+j]++
+	}
+	t, _ := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: a})
+	return ProxFactor{eta: eta, chol: t, s: s}
+}
+
+// Apply replaces u by the proximal point of the client's loss centred at u.
+func (f *ProxFactor) Apply(u []float64, ws *Workspace) {
+	s := f.s
+	if s.Gram != nil {
+		blas64.Axpy(f.eta, vec(s.XtY), vec(u))
+		blas64.Trsv(blas.Trans, f.chol, vec(u))
+		blas64.Trsv(blas.NoTrans, f.chol, vec(u))
+		return
+	}
+	// Woodbury form: u − (η/n) Xᵀ (I + (η/n) X Xᵀ)⁻¹ (X u − y).
+	xm := s.design()
+	r := ws.nvec[:s.N]
+	copy(r, s.Y)
+	blas64.Gemv(blas.NoTrans, 1, xm, vec(u), -1, vec(r))
+	blas64.Trsv(blas.Trans, f.chol, vec(r))
+	blas64.Trsv(blas.NoTrans, f.chol, vec(r))
+	blas64.Gemv(blas.Trans, -f.eta/float64(s.N), xm, vec(r), 1, vec(u))
+}
+
+// ProxFactors returns the factorised proximal maps of all clients for η,
+// computed once per η and shared by every racer and re-run.
+func (p *Problem) ProxFactors(eta float64) []ProxFactor {
+	p.proxMu.Lock()
+	defer p.proxMu.Unlock()
+	if fs, ok := p.prox[eta]; ok {
+		return fs
+	}
+	fs := make([]ProxFactor, len(p.Clients))
+	parallelFor(len(fs), func(i int) { fs[i] = NewProxFactor(&p.Clients[i], eta) })
+	if len(p.prox) >= 8 { // a handful of step sizes is all a session visits
+		clear(p.prox)
+	}
+	p.prox[eta] = fs
+	return fs
+}

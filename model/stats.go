@@ -1,0 +1,89 @@
+package model
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Stats holds what the squared loss of one client needs,
+// l_i(θ) = 1/(2 n_i) ‖y_i − X_i θ‖² (PAPERS.md §1.2, paper 000).
+//
+// When n_i ≥ d the Gram matrix X_iᵀX_i/n_i is cheaper to apply than the raw
+// design (d² against 2·n_i·d per product), so it is computed once and kept;
+// when n_i < d only the raw design is used. X and Y always point at the
+// federation's data (never copied) because the minibatch variants need rows.
+type Stats struct {
+	N, Dim int
+	Gram   []float64 // X_iᵀX_i/n_i, d×d row-major (both triangles); nil when N < Dim
+	XtY    []float64 // X_iᵀy_i/n_i
+	X, Y   []float64 // raw design (n_i×d row-major) and responses
+}
+
+// NewStats computes the statistics of one client's data.
+func NewStats(x, y []float64, n, d int) Stats {
+	s := Stats{N: n, Dim: d, X: x, Y: y, XtY: make([]float64, d)}
+	if n == 0 {
+		return s
+	}
+	xm := blas64.General{Rows: n, Cols: d, Stride: d, Data: x}
+	inv := 1 / float64(n)
+	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(s.XtY))
+	if n >= d {
+		s.Gram = make([]float64, d*d)
+		blas64.Syrk(blas.Trans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: s.Gram})
+		mirrorUpper(s.Gram, d)
+	}
+	return s
+}
+
+// HessianTo sets dst = (X_iᵀX_i/n_i)·u, the Hessian of l_i applied to u.
+// scratch must hold N numbers when the client has no Gram matrix.
+func (s *Stats) HessianTo(dst, u, scratch []float64) {
+	if s.Gram != nil {
+		blas64.Gemv(blas.NoTrans, 1, s.gram(), vec(u), 0, vec(dst))
+		return
+	}
+	xm := s.design()
+	r := scratch[:s.N]
+	blas64.Gemv(blas.NoTrans, 1, xm, vec(u), 0, vec(r))
+	blas64.Gemv(blas.Trans, 1/float64(s.N), xm, vec(r), 0, vec(dst))
+}
+
+// GradientTo sets dst = ∇l_i(u) = (1/n_i) X_iᵀ(X_i u − y_i) (PAPERS.md §1.2).
+func (s *Stats) GradientTo(dst, u, scratch []float64) {
+	s.HessianTo(dst, u, scratch)
+	for k, b := range s.XtY {
+		dst[k] -= b
+	}
+}
+
+// ScratchLen returns how many numbers of scratch GradientTo needs.
+func (s *Stats) ScratchLen() int {
+	if s.Gram != nil {
+		return 0
+	}
+	return s.N
+}
+
+func (s *Stats) gram() blas64.General {
+	return blas64.General{Rows: s.Dim, Cols: s.Dim, Stride: s.Dim, Data: s.Gram}
+}
+
+func (s *Stats) design() blas64.General {
+	return blas64.General{Rows: s.N, Cols: s.Dim, Stride: s.Dim, Data: s.X}
+}
+
+// Row returns the j-th row x_ij of the design.
+func (s *Stats) Row(j int) []float64 { return s.X[j*s.Dim : (j+1)*s.Dim] }
+
+func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
+
+// mirrorUpper copies the upper triangle of a row-major n×n matrix into the
+// lower one.
+func mirrorUpper(a []float64, n int) {
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			a[j*n+i] = a[i*n+j]
+		}
+	}
+}
