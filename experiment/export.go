@@ -2,6 +2,9 @@ package experiment
 
 import (
 	"bufio"
+	"errors"
+	"io/fs"
+	"os"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,4 +124,39 @@ func csvField(s string) string {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
 	return s
+}
+
+// Snapshot returns a copy of the table that stays valid while the original
+// keeps growing (rounds are values and are never modified once added).
+func (t *Table) Snapshot() *Table {
+	s := &Table{Labels: append([]string(nil), t.Labels...), Rounds: make([][]algorithms.Round, len(t.Rounds)), LSError: t.LSError}
+	for i, rs := range t.Rounds {
+		s.Rounds[i] = rs[:len(rs):len(rs)]
+	}
+	return s
+}
+
+// ExportNew writes a new file named base+ext in the working directory, or
+// base-2+ext, base-3+ext, … if that exists: an export never overwrites.
+func ExportNew(base, ext string, write func(io.Writer) error) (string, error) {
+	for i := 1; i < 1000; i++ {
+		path := base + ext
+		if i > 1 {
+			path = fmt.Sprintf("%s-%d%s", base, i, ext)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			os.Remove(path)
+			return "", err
+		}
+		return path, f.Close()
+	}
+	return "", fmt.Errorf("%s%s: too many exports with this name", base, ext)
 }

@@ -1,0 +1,571 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// screen is what fills the area between the title and the status lines.
+type screen int
+
+const (
+	screenRun screen = iota
+	screenHelp
+	screenAlgorithms
+	screenPresets
+)
+
+func (s screen) String() string {
+	return [...]string{"run", "help", "algorithms", "presets"}[s]
+}
+
+// runState is the state shown in the status line.
+type runState int
+
+const (
+	statePreparing runState = iota
+	stateRunning
+	stateDone
+	stateFailed
+)
+
+// frameInterval caps redraws at about 30 per second however fast the
+// simulation streams.
+const frameInterval = 33 * time.Millisecond
+
+// Minimum terminal size for the charts; smaller terminals get a notice.
+const (
+	minWidth  = 50
+	minHeight = 14
+)
+
+type frameMsg struct{}
+
+type exportedMsg struct {
+	path string
+	rows int
+	err  error
+}
+
+// Model is the root Bubble Tea model: the run view with its overlays.
+type Model struct {
+	ctx    context.Context
+	runner Runner
+	now    func() time.Time
+	sc     experiment.Scenario
+
+	width, height int
+	styles        styles
+	keys          keyMap
+	help          help.Model
+	screen        screen
+	picker        picker
+
+	// The current run. Messages from any other runID are stale.
+	runID    int
+	cancel   context.CancelFunc
+	ch       <-chan tea.Msg
+	waiting  bool // a waitForStream command is outstanding on ch
+	paused   bool
+	state    runState
+	table    *experiment.Table
+	lsError  float64 // NaN until the data are ready
+	failures []error
+	fatal    string
+	started  time.Time
+	elapsed  time.Duration
+	notice   string
+	logY     bool
+
+	// Rendering is throttled: points mark the charts dirty and a frame tick
+	// redraws them, so View only joins cached strings.
+	dirty, frameScheduled bool
+	frame                 string
+}
+
+// Option configures a Model.
+type Option func(*Model)
+
+// WithRunner replaces the simulation (tests use fakes).
+func WithRunner(r Runner) Option { return func(m *Model) { m.runner = r } }
+
+// WithClock replaces time.Now (tests pin the rounds-per-second figure).
+func WithClock(now func() time.Time) Option { return func(m *Model) { m.now = now } }
+
+// NewModel returns the run view for a scenario; Init starts the run.
+func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Model {
+	m := &Model{ctx: ctx, runner: experimentRunner, now: time.Now, sc: sc, styles: newStyles(),
+		keys: defaultKeyMap(), help: newHelp(), logY: true, width: 80, height: 24, lsError: math.NaN()}
+	for _, o := range opts {
+		o(m)
+	}
+	return m
+}
+
+// Init starts the first run.
+func (m *Model) Init() tea.Cmd { return m.restart() }
+
+// Close cancels the active run; tui.Main defers it.
+func (m *Model) Close() {
+	if m.cancel != nil {
+		m.cancel()
+	}
+}
+
+// restart cancels the active run and starts the current scenario afresh.
+func (m *Model) restart() tea.Cmd {
+	m.Close()
+	m.runID++
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancel = cancel
+	m.table = experiment.NewTable(m.sc.Resolve(), math.NaN())
+	m.lsError = math.NaN()
+	m.failures, m.fatal = nil, ""
+	m.state = statePreparing
+	m.started, m.elapsed = m.now(), 0
+	m.ch = startStream(ctx, m.runID, m.runner, m.sc)
+	m.waiting = !m.paused
+	m.render()
+	if m.paused {
+		return nil
+	}
+	return waitForStream(m.ch)
+}
+
+// Update handles global keys first, then sizes, run messages, and finally
+// the keys of the active screen.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if key.Matches(msg, m.keys.Quit) && (m.screen == screenRun || msg.String() == "ctrl+c") {
+			m.Close()
+			return m, tea.Quit
+		}
+		return m, m.handleKey(msg)
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		m.render()
+		return m, nil
+	case readyMsg:
+		if msg.runID != m.runID {
+			return m, nil
+		}
+		m.lsError, m.table.LSError = msg.lsError, msg.lsError
+		m.state = stateRunning
+		return m, m.rearm()
+	case pointsMsg:
+		if msg.runID != m.runID {
+			return m, nil
+		}
+		for _, p := range msg.points {
+			m.table.Add(p)
+		}
+		m.state = stateRunning
+		m.elapsed = m.now().Sub(m.started)
+		cmd := m.scheduleFrame()
+		if msg.tail != nil {
+			_, tailCmd := m.Update(msg.tail)
+			return m, tea.Batch(cmd, tailCmd)
+		}
+		return m, tea.Batch(cmd, m.rearm())
+	case runDoneMsg:
+		if msg.runID != m.runID {
+			return m, nil
+		}
+		m.waiting = false
+		m.elapsed = m.now().Sub(m.started)
+		m.finish(msg.res, msg.err)
+		m.render()
+		return m, nil
+	case frameMsg:
+		m.frameScheduled = false
+		if m.dirty {
+			m.render()
+		}
+		return m, nil
+	case exportedMsg:
+		if msg.err != nil {
+			m.notice = "export failed: " + msg.err.Error()
+		} else {
+			m.notice = fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+		}
+		m.render()
+		return m, nil
+	}
+	return m, nil
+}
+
+// rearm waits for the next message of the current run unless paused.
+func (m *Model) rearm() tea.Cmd {
+	if m.paused {
+		m.waiting = false
+		return nil
+	}
+	m.waiting = true
+	return waitForStream(m.ch)
+}
+
+func (m *Model) scheduleFrame() tea.Cmd {
+	m.dirty = true
+	if m.frameScheduled {
+		return nil
+	}
+	m.frameScheduled = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+func (m *Model) finish(res experiment.Result, err error) {
+	if err != nil {
+		m.state, m.fatal = stateFailed, err.Error()
+		return
+	}
+	m.state = stateDone
+	m.failures = res.Failed()
+}
+
+func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
+	switch m.screen {
+	case screenHelp:
+		if key.Matches(msg, m.keys.Help) || msg.String() == "esc" || msg.String() == "q" {
+			m.screen = screenRun
+			m.render()
+		}
+		return nil
+	case screenAlgorithms, screenPresets:
+		return m.handlePicker(msg)
+	}
+	k := m.keys
+	m.notice = ""
+	switch {
+	case key.Matches(msg, k.Help):
+		m.screen = screenHelp
+	case key.Matches(msg, k.Pause):
+		return m.togglePause()
+	case key.Matches(msg, k.Restart):
+		return m.restart()
+	case key.Matches(msg, k.NewSeed):
+		sc := m.sc
+		sc.Seed++
+		return m.apply(sc)
+	case key.Matches(msg, k.EtaDown), key.Matches(msg, k.EtaUp):
+		sc := m.sc
+		sc.Eta = stepLadder(etaLadder, sc.Eta, key.Matches(msg, k.EtaUp))
+		return m.apply(sc)
+	case key.Matches(msg, k.StepsDown), key.Matches(msg, k.StepsUp):
+		sc := m.sc
+		sc.LocalSteps = int(stepLadder(stepsLadder, float64(sc.LocalSteps), key.Matches(msg, k.StepsUp)))
+		if !followsLocalSteps(sc) {
+			m.sc = sc
+			m.notice = fmt.Sprintf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", sc.LocalSteps)
+			m.render()
+			return nil
+		}
+		return m.apply(sc)
+	case key.Matches(msg, k.HeteroDown), key.Matches(msg, k.HeteroUp):
+		sc := m.sc
+		sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, key.Matches(msg, k.HeteroUp))
+		return m.apply(sc)
+	case key.Matches(msg, k.BatchDown), key.Matches(msg, k.BatchUp):
+		sc := m.sc
+		sc.Batch = stepBatch(sc.Batch, sc.Data.Samples, key.Matches(msg, k.BatchUp))
+		return m.apply(sc)
+	case key.Matches(msg, k.Log):
+		m.logY = !m.logY
+	case key.Matches(msg, k.Algorithms):
+		m.screen, m.picker = screenAlgorithms, algorithmPicker(m.sc)
+	case key.Matches(msg, k.Presets):
+		m.screen, m.picker = screenPresets, presetPicker(m.sc.Preset)
+	case key.Matches(msg, k.Export):
+		return m.export()
+	}
+	m.render()
+	return nil
+}
+
+// apply switches to a changed scenario and restarts at once, or keeps the
+// old one and explains why the change is not allowed.
+func (m *Model) apply(sc experiment.Scenario) tea.Cmd {
+	if err := sc.Validate(); err != nil {
+		m.notice = err.Error()
+		m.render()
+		return nil
+	}
+	m.sc = sc
+	return m.restart()
+}
+
+func (m *Model) togglePause() tea.Cmd {
+	m.paused = !m.paused
+	if !m.paused && !m.waiting && (m.state == statePreparing || m.state == stateRunning) {
+		m.started = m.now().Add(-m.elapsed)
+		m.render()
+		return m.rearm()
+	}
+	m.render()
+	return nil
+}
+
+func (m *Model) handlePicker(msg tea.KeyMsg) tea.Cmd {
+	var res pickerResult
+	m.picker, res = m.picker.update(msg)
+	switch res {
+	case pickerCancelled:
+		m.screen = screenRun
+	case pickerApplied:
+		m.screen = screenRun
+		if m.picker.multi {
+			sc := m.sc
+			sc.Racers = nil
+			for _, it := range m.picker.checked() {
+				sc.Racers = append(sc.Racers, it.racer)
+			}
+			return m.apply(sc)
+		}
+		p, err := experiment.LookupPreset(m.picker.items[m.picker.cursor].preset)
+		if err != nil {
+			m.notice = err.Error()
+			break
+		}
+		return m.apply(p.Scenario())
+	}
+	m.render()
+	return nil
+}
+
+func followsLocalSteps(sc experiment.Scenario) bool {
+	for _, r := range sc.Racers {
+		if r.Kind == experiment.KindFedAvg && r.LocalSteps == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stepBatch moves the minibatch size along its ladder; 0 (full batch) sits
+// above every batch size smaller than n.
+func stepBatch(cur, n int, up bool) int {
+	if up {
+		if cur == 0 {
+			return 0
+		}
+		next := int(stepLadder(batchLadder, float64(cur), true))
+		if next >= n || next == cur {
+			return 0
+		}
+		return next
+	}
+	if cur == 0 {
+		cur = n
+	}
+	return int(stepLadder(batchLadder, float64(cur), false))
+}
+
+// export writes the rounds received so far as CSV into the working
+// directory, never overwriting an existing file.
+func (m *Model) export() tea.Cmd {
+	t := m.table.Snapshot()
+	base := fmt.Sprintf("fedscope-%s-seed%d", m.sc.Preset, m.sc.Seed)
+	return func() tea.Msg {
+		path, err := experiment.ExportNew(base, ".csv", func(w io.Writer) error { return t.Write(w, experiment.CSV) })
+		return exportedMsg{path: path, rows: t.Len(), err: err}
+	}
+}
+
+// View joins the cached pieces; all drawing happens in render.
+func (m *Model) View() string {
+	return m.frame
+}
+
+// render lays out and draws the whole screen into m.frame.
+func (m *Model) render() {
+	m.dirty = false
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		m.frame = ""
+		return
+	}
+	title := m.styles.title.Render("fedscope · "+m.sc.Preset) + "  " + m.styles.summary.Render(m.sc.Summary())
+	status := m.statusLine()
+	if w < minWidth || h < minHeight {
+		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d)", minWidth, minHeight, w, h)
+		m.frame = fitBox(strings.Join([]string{title, status, msg}, "\n"), w, h)
+		return
+	}
+	messages := m.messageLines(w)
+	body := h - 3 - len(messages) // title, legend, status
+	var middle string
+	switch m.screen {
+	case screenHelp:
+		middle = fitBox(m.helpView(), w, body)
+	case screenAlgorithms, screenPresets:
+		middle = m.picker.view(m.styles, w, body)
+	default:
+		middle = m.chartsView(w, body)
+	}
+	lines := []string{ansi.Truncate(title, w, "…"), middle, m.legend(w), ansi.Truncate(status, w, "…")}
+	lines = append(lines, messages...)
+	m.frame = fitBox(strings.Join(lines, "\n"), w, h)
+}
+
+// chartsView draws the gradient-norm chart above the estimation-error chart.
+func (m *Model) chartsView(w, h int) string {
+	h1 := (h - 2 - 2) / 2 // two captions; the lower chart also carries the x axis
+	h2 := h - 2 - h1
+	scale := "log"
+	if !m.logY {
+		scale = "linear"
+	}
+	grad := make([]series, len(m.table.Labels))
+	errs := make([]series, len(m.table.Labels))
+	for i := range m.table.Labels {
+		look := lookOf(i)
+		g, e := make([]float64, len(m.table.Rounds[i])), make([]float64, len(m.table.Rounds[i]))
+		for k, r := range m.table.Rounds[i] {
+			g[k], e[k] = r.GradNorm, r.EstError
+		}
+		grad[i] = series{values: g, glyph: look.charSet(), color: look.color}
+		errs[i] = series{values: e, glyph: look.charSet(), color: look.color}
+	}
+	var ref *series
+	refNote := ""
+	if !math.IsNaN(m.lsError) {
+		vals := make([]float64, m.sc.Rounds)
+		for k := range vals {
+			vals[k] = m.lsError
+		}
+		ref = &series{values: vals, glyph: referenceCharSet, color: referenceColor}
+		refNote = fmt.Sprintf("   %s pooled least squares %.3g", referenceGlyph, m.lsError)
+	}
+	spec := chartSpec{width: w, rounds: m.sc.Rounds, logY: m.logY, color: m.styles.color}
+	top, bottom := spec, spec
+	top.height, top.curves = h1, grad
+	bottom.height, bottom.curves, bottom.reference, bottom.xAxis = h2, errs, ref, true
+	return strings.Join([]string{
+		m.styles.caption.Render("gradient norm ‖∇ℓ(θ_t)‖") + m.styles.muted.Render(" ("+scale+")"),
+		plotChart(top),
+		m.styles.caption.Render("estimation error ‖θ_t − θ*‖") + m.styles.muted.Render(" ("+scale+")"+refNote),
+		plotChart(bottom),
+	}, "\n")
+}
+
+// legend shows each racer's glyph and label in its colour.
+func (m *Model) legend(w int) string {
+	var parts []string
+	for i, l := range m.table.Labels {
+		look := lookOf(i)
+		parts = append(parts, m.styles.paint(look.glyph+" "+l, look.color))
+	}
+	return ansi.Truncate(strings.Join(parts, "   "), w, "…")
+}
+
+func (m *Model) statusLine() string {
+	done := 0
+	for _, rs := range m.table.Rounds {
+		if n := len(rs); n > done {
+			done = n
+		}
+	}
+	state := map[runState]string{statePreparing: "preparing data", stateRunning: "running", stateDone: "done", stateFailed: "failed"}[m.state]
+	if m.state == stateDone && len(m.failures) > 0 {
+		state = "diverged"
+	}
+	if m.paused && (m.state == stateRunning || m.state == statePreparing) {
+		state = "paused"
+	}
+	parts := []string{fmt.Sprintf("round %d/%d", done, m.sc.Rounds)}
+	if secs := m.elapsed.Seconds(); secs > 0 && m.table.Len() > 0 {
+		rate := float64(m.table.Len()) / float64(len(m.table.Labels)) / secs
+		parts = append(parts, humanRate(rate)+" rounds/s")
+	}
+	parts = append(parts, state, "seed "+strconv.FormatUint(m.sc.Seed, 10))
+	return m.styles.status.Render(strings.Join(parts, " · "))
+}
+
+// messageLines are the lines under the status: the run's failures (each a
+// sentence, wrapped), a notice, or the short help.
+func (m *Model) messageLines(w int) []string {
+	var msgs []string
+	if m.fatal != "" {
+		msgs = append(msgs, m.styles.errorLine.Render(m.fatal))
+	}
+	if len(m.failures) > 0 {
+		msgs = append(msgs, m.styles.errorLine.Render(m.failures[0].Error()))
+	}
+	if len(m.failures) > 1 {
+		also := make([]string, len(m.failures)-1)
+		for i, f := range m.failures[1:] {
+			also[i] = divergedBrief(f)
+		}
+		msgs = append(msgs, m.styles.errorLine.Render("also diverged: "+strings.Join(also, ", ")))
+	}
+	if m.notice != "" {
+		msgs = append(msgs, m.styles.notice.Render(m.notice))
+	}
+	if len(msgs) == 0 {
+		return []string{m.help.ShortHelpView(m.keys.ShortHelp())}
+	}
+	var lines []string
+	for _, s := range msgs {
+		lines = append(lines, strings.Split(ansi.Wrap(s, w, " "), "\n")...)
+	}
+	if len(lines) > 4 {
+		lines = append(lines[:3], ansi.Truncate(lines[3], w-1, "")+"…")
+	}
+	return lines
+}
+
+// divergedBrief names a failed racer and, for a divergence, its round.
+func divergedBrief(err error) string {
+	var re *experiment.RacerError
+	var de *algorithms.DivergedError
+	switch {
+	case errors.As(err, &re) && errors.As(err, &de):
+		return fmt.Sprintf("%s (round %d)", re.Label, de.Round)
+	case errors.As(err, &re):
+		return re.Label
+	}
+	return err.Error()
+}
+
+func (m *Model) helpView() string {
+	m.help.ShowAll = true
+	defer func() { m.help.ShowAll = false }()
+	intro := "Keys — every parameter change cancels the run and restarts it at once.\n" +
+		"The dashed line is the error of pooled least squares, the centralised optimum.\n\n"
+	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.keys) + "\n\n" +
+		m.styles.muted.Render("press ? or esc to close")
+}
+
+func newHelp() help.Model {
+	h := help.New()
+	h.ShortSeparator = " · " // "•" is a racer's glyph
+	return h
+}
+
+func humanRate(r float64) string {
+	switch {
+	case r >= 1e6:
+		return fmt.Sprintf("%.1fM", r/1e6)
+	case r >= 1e4:
+		return fmt.Sprintf("%.0fk", r/1e3)
+	case r >= 1e3:
+		return fmt.Sprintf("%.1fk", r/1e3)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,212 @@
+package tui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/guptarohit/asciigraph"
+)
+
+// series is one curve of a chart: values per round (NaN where absent).
+type series struct {
+	values []float64
+	glyph  asciigraph.CharSet
+	color  asciigraph.AnsiColor
+}
+
+// chartSpec describes one chart to draw into a fixed box.
+type chartSpec struct {
+	width, height int      // the whole box, labels included
+	rounds        int      // x runs over rounds 1..rounds
+	logY          bool     // log10 y axis with decade labels
+	curves        []series // racers
+	reference     *series  // dashed horizontal reference line, drawn first
+	xAxis         bool     // draw the round axis below
+	color         bool     // emit ANSI colours
+}
+
+// plotChart renders a chart as exactly height lines of at most width cells.
+// asciigraph is a pure function that panics on empty data, so an empty or
+// too-small chart gets a placeholder instead.
+func plotChart(c chartSpec) string {
+	plotRows := c.height
+	if c.xAxis {
+		plotRows -= 2
+	}
+	lo, hi, ok := yRange(c)
+	if !ok || plotRows < 2 || c.width < 20 || c.rounds < 1 {
+		return placeholder(c.width, c.height, "waiting for the first round…")
+	}
+	const labelWidth = 7
+	// Offset 3 after the labels, and 2 cells spare for the last x tick label,
+	// which asciigraph centres on the final column.
+	plotWidth := c.width - labelWidth - 3 - 2
+	data := make([][]float64, 0, len(c.curves)+1)
+	var glyphs []asciigraph.CharSet
+	var colors []asciigraph.AnsiColor
+	add := func(s series) {
+		data = append(data, transform(s.values, c.rounds, c.logY))
+		glyphs = append(glyphs, s.glyph)
+		colors = append(colors, s.color)
+	}
+	if c.reference != nil {
+		add(*c.reference)
+	}
+	for _, s := range c.curves {
+		add(s)
+	}
+	step := (hi - lo) / float64(plotRows-1)
+	opts := []asciigraph.Option{
+		asciigraph.Height(plotRows - 1), asciigraph.Width(plotWidth),
+		asciigraph.LowerBound(lo), asciigraph.UpperBound(hi),
+		asciigraph.SeriesChars(glyphs...),
+		asciigraph.YAxisValueFormatter(func(v float64) string {
+			return padLeft(tickLabel(v, step, lo, hi, c.logY), labelWidth)
+		}),
+	}
+	if c.color {
+		opts = append(opts, asciigraph.SeriesColors(colors...))
+	}
+	if c.xAxis {
+		opts = append(opts, asciigraph.XAxisRange(1, float64(c.rounds)),
+			asciigraph.XAxisTickCount(min(6, max(2, plotWidth/12))),
+			asciigraph.XAxisValueFormatter(func(v float64) string { return strconv.Itoa(int(math.Round(v))) }))
+	}
+	out := asciigraph.PlotMany(data, opts...)
+	return fitBox(out, c.width, c.height)
+}
+
+// transform pads a series to the full round range with NaN (so the curve
+// fills in from the left as rounds arrive) and applies the y scale. Values
+// that cannot be drawn (≤ 0 on a log axis, non-finite) become gaps.
+func transform(vals []float64, rounds int, logY bool) []float64 {
+	out := make([]float64, rounds)
+	for i := range out {
+		out[i] = math.NaN()
+		if i >= len(vals) {
+			continue
+		}
+		v := vals[i]
+		switch {
+		case math.IsNaN(v) || math.IsInf(v, 0):
+		case logY && v > 0:
+			out[i] = math.Log10(v)
+		case !logY:
+			out[i] = v
+		}
+	}
+	if rounds == 1 { // asciigraph needs two points to draw a segment
+		out = append(out, out[0])
+	}
+	return out
+}
+
+// yRange returns the plotted y range: whole decades on a log axis, so that
+// the axis moves rarely and labels fall on round numbers; [0, max] on a
+// linear one.
+func yRange(c chartSpec) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	scan := func(vals []float64) {
+		for _, v := range vals {
+			if math.IsNaN(v) || math.IsInf(v, 0) || (c.logY && v <= 0) {
+				continue
+			}
+			if c.logY {
+				v = math.Log10(v)
+			}
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	for _, s := range c.curves {
+		scan(s.values)
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 0, false
+	}
+	if c.reference != nil {
+		scan(c.reference.values)
+	}
+	if c.logY {
+		lo, hi = math.Floor(lo), math.Ceil(hi)
+		if hi-lo < 1 {
+			hi = lo + 1
+		}
+		return lo, hi, true
+	}
+	lo = math.Min(0, lo)
+	if hi <= lo {
+		hi = lo + 1
+	}
+	return lo, hi * 1.05, true
+}
+
+// tickLabel labels the axis row at v. On a log axis only the rows nearest to
+// a power of ten carry a label (thinned when decades outnumber rows); on a
+// linear axis every other row does.
+func tickLabel(v, step, lo, hi float64, logY bool) string {
+	if !logY {
+		if int(math.Round((hi-v)/step))%2 != 0 {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	k := math.Round(v)
+	if step > 0.5 {
+		// Rows are more than half a decade apart: label every other row
+		// with its nearest power of ten.
+		if int(math.Round((hi-v)/step))%2 != 0 {
+			return ""
+		}
+		return powerOfTen(int(k))
+	}
+	if math.Abs(v-k) > step/2+1e-9 {
+		return ""
+	}
+	every := max(1, int(math.Ceil(2*step-1e-9))) // at most one label per two rows
+	if int(k-lo)%every != 0 && k != hi {
+		return ""
+	}
+	return powerOfTen(int(k))
+}
+
+// powerOfTen writes 10^k readably: 0.01, 0.1, 1, 10, 100, 1000, else 1e-5.
+func powerOfTen(k int) string {
+	if k >= -2 && k <= 3 {
+		return strconv.FormatFloat(math.Pow(10, float64(k)), 'f', -1, 64)
+	}
+	return "1e" + strconv.Itoa(k)
+}
+
+func padLeft(s string, w int) string {
+	if n := ansi.StringWidth(s); n < w {
+		return strings.Repeat(" ", w-n) + s
+	}
+	return s
+}
+
+// fitBox pads or cuts text to exactly h lines of at most w cells.
+func fitBox(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			lines[i] = ansi.Truncate(l, w, "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func placeholder(w, h int, msg string) string {
+	lines := make([]string, max(h, 0))
+	if h > 0 {
+		lines[h/2] = ansi.Truncate(padLeft(msg, (w+len(msg))/2), max(w, 0), "")
+	}
+	return strings.Join(lines, "\n")
+}

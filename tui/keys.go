@@ -1,0 +1,73 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// keyMap holds every binding of the run view (DESIGN.md, "The run view").
+type keyMap struct {
+	Pause, Restart, NewSeed         key.Binding
+	EtaDown, EtaUp                  key.Binding
+	StepsDown, StepsUp              key.Binding
+	HeteroDown, HeteroUp            key.Binding
+	BatchDown, BatchUp              key.Binding
+	Algorithms, Presets, Export, Log key.Binding
+	Help, Quit                      key.Binding
+}
+
+func defaultKeyMap() keyMap {
+	return keyMap{
+		Pause:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
+		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		NewSeed:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new seed")),
+		EtaDown:    key.NewBinding(key.WithKeys("["), key.WithHelp("[", "η down")),
+		EtaUp:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "η up")),
+		StepsDown:  key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "local steps down")),
+		StepsUp:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
+		HeteroDown: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
+		HeteroUp:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
+		BatchDown:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "smaller minibatch")),
+		BatchUp:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "larger minibatch")),
+		Algorithms: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "algorithms")),
+		Presets:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
+		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Log:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp is the one-line reminder under the charts; pairs of keys share
+// an entry so that it fits in 80 columns.
+func (k keyMap) ShortHelp() []key.Binding {
+	pair := func(keys, desc string, b key.Binding) key.Binding {
+		return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(keys, desc))
+	}
+	return []key.Binding{
+		pair("space", "pause", k.Pause), pair("r", "restart", k.Restart), pair("[ ]", "η", k.EtaUp),
+		pair("- +", "steps", k.StepsUp), pair("h H", "Γ", k.HeteroUp), k.Algorithms, k.Presets, k.Help, k.Quit,
+	}
+}
+
+// FullHelp is the help overlay, in columns.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Restart, k.NewSeed, k.Log, k.Export},
+		{k.EtaDown, k.EtaUp, k.StepsDown, k.StepsUp},
+		{k.HeteroDown, k.HeteroUp, k.BatchDown, k.BatchUp},
+		{k.Algorithms, k.Presets, k.Help, k.Quit},
+	}
+}
+
+// pickerKeys drive the algorithm and preset pickers.
+type pickerKeys struct {
+	Up, Down, Toggle, Apply, Cancel key.Binding
+}
+
+func defaultPickerKeys() pickerKeys {
+	return pickerKeys{
+		Up:     key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:   key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Toggle: key.NewBinding(key.WithKeys(" ", "x"), key.WithHelp("space", "toggle")),
+		Apply:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "cancel")),
+	}
+}

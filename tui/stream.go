@@ -1,0 +1,115 @@
+package tui
+
+import (
+	"context"
+	"errors"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// Runner runs a scenario: ready is called once the data are prepared (with
+// the pooled least-squares error for the reference line), emit once per
+// round of every racer. The real runner is experiment.Prepare followed by
+// experiment.Run; tests inject fakes.
+type Runner func(ctx context.Context, sc experiment.Scenario, ready func(lsError float64), emit func(experiment.Point)) (experiment.Result, error)
+
+// experimentRunner is the production Runner.
+func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+	if err := sc.Validate(); err != nil {
+		return experiment.Result{}, err
+	}
+	p, err := experiment.Prepare(sc)
+	if err != nil {
+		return experiment.Result{}, err
+	}
+	ready(p.LSError)
+	return experiment.Run(ctx, sc, emit)
+}
+
+// Messages of a run. Every one carries the id of the run that sent it, so
+// messages of a cancelled run are recognised and dropped (STYLE.md §3).
+type (
+	readyMsg struct {
+		runID   int
+		lsError float64
+	}
+	pointMsg struct {
+		runID int
+		point experiment.Point
+	}
+	// pointsMsg is a batch of points drained from the channel at once, so a
+	// fast simulation costs one Update per batch, not one per round; tail is
+	// the non-point message that ended the batch, if any.
+	pointsMsg struct {
+		runID  int
+		points []experiment.Point
+		tail   tea.Msg
+	}
+	runDoneMsg struct {
+		runID int
+		res   experiment.Result
+		err   error
+	}
+)
+
+// maxBatch bounds one pointsMsg so a slow terminal still sees progress.
+const maxBatch = 2048
+
+// startStream runs the runner in a goroutine that sends its messages on a
+// small buffered channel. Sends select on ctx.Done(), so the producer never
+// blocks after cancellation; a full channel (when the view is paused) makes
+// it wait, which pauses the simulation itself.
+func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scenario) <-chan tea.Msg {
+	ch := make(chan tea.Msg, 64)
+	go func() {
+		defer close(ch)
+		send := func(msg tea.Msg) {
+			select {
+			case ch <- msg:
+			case <-ctx.Done():
+			}
+		}
+		res, err := run(ctx, sc,
+			func(ls float64) { send(readyMsg{runID, ls}) },
+			func(p experiment.Point) { send(pointMsg{runID, p}) })
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			return // a cancelled run is not an error and reports nothing
+		}
+		send(runDoneMsg{runID, res, err})
+	}()
+	return ch
+}
+
+// waitForStream reads the next message of a run, draining every point that is
+// already waiting into one batch.
+func waitForStream(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return nil
+		}
+		first, isPoint := msg.(pointMsg)
+		if !isPoint {
+			return msg
+		}
+		batch := pointsMsg{runID: first.runID, points: []experiment.Point{first.point}}
+		for len(batch.points) < maxBatch {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					return batch
+				}
+				if p, isPoint := next.(pointMsg); isPoint && p.runID == batch.runID {
+					batch.points = append(batch.points, p.point)
+					continue
+				}
+				batch.tail = next
+				return batch
+			default:
+				return batch
+			}
+		}
+		return batch
+	}
+}
