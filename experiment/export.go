@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"bufio"
-	"errors"
-	"io/fs"
-	"os"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 

@@ -4,13 +4,13 @@ import "github.com/charmbracelet/bubbles/key"
 
 // keyMap holds every binding of the run view (DESIGN.md, "The run view").
 type keyMap struct {
-	Pause, Restart, NewSeed         key.Binding
-	EtaDown, EtaUp                  key.Binding
-	StepsDown, StepsUp              key.Binding
-	HeteroDown, HeteroUp            key.Binding
-	BatchDown, BatchUp              key.Binding
+	Pause, Restart, NewSeed          key.Binding
+	EtaDown, EtaUp                   key.Binding
+	StepsDown, StepsUp               key.Binding
+	HeteroDown, HeteroUp             key.Binding
+	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
-	Help, Quit                      key.Binding
+	Help, Quit                       key.Binding
 }
 
 func defaultKeyMap() keyMap {
