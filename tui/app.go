@@ -112,6 +112,7 @@ func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Mode
 	for _, o := range opts {
 		o(m)
 	}
+	m.table = experiment.NewTable(sc.Resolve(), math.NaN()) // drawable before Init
 	return m
 }
 

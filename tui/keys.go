@@ -43,7 +43,8 @@ func (k keyMap) ShortHelp() []key.Binding {
 	}
 	return []key.Binding{
 		pair("space", "pause", k.Pause), pair("r", "restart", k.Restart), pair("[ ]", "η", k.EtaUp),
-		pair("- +", "steps", k.StepsUp), pair("h H", "Γ", k.HeteroUp), k.Algorithms, k.Presets, k.Help, k.Quit,
+		pair("- +", "steps", k.StepsUp), pair("h H", "Γ", k.HeteroUp),
+		pair("?", "more keys", k.Help), k.Quit,
 	}
 }
 
