@@ -125,8 +125,17 @@ func (f *Federation) N() int {
 	return n
 }
 
-// Heterogeneous reports whether the clients' truths differ.
-func (f *Federation) Heterogeneous() bool { return f.RealisedGamma > 0 }
+// Heterogeneous reports whether any client's truth differs from θ* (with a
+// single client in the radius scheme, RealisedGamma is 0 although its truth
+// is perturbed).
+func (f *Federation) Heterogeneous() bool {
+	for i := range f.Clients {
+		if dist(f.Clients[i].Truth, f.Truth) > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // ErrInvalid wraps every configuration error so callers can tell bad input
 // from internal failures.
@@ -237,7 +246,12 @@ func scaleToDiameter(vs [][]float64, gamma float64) {
 		}
 	}
 	if diam == 0 {
-		return // a single client: Γ is 0 by definition
+		// A single client: Γ is 0 by definition, so its truth is θ* (the
+		// unscaled δ ~ N(0, I_d) must not be left in place).
+		for _, v := range vs {
+			clear(v)
+		}
+		return
 	}
 	f := gamma / diam
 	for _, v := range vs {

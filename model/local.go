@@ -3,8 +3,13 @@ package model
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
+
+// lapackImpl is the pure-Go LAPACK, used directly for the unblocked Cholesky
+// factorisation of the minibatch proximal step (see ProxEpoch).
+var lapackImpl gonum.Implementation
 
 // Workspace holds the scratch memory of the local solvers so that the local
 // steps allocate nothing. One workspace serves one goroutine.
@@ -78,8 +83,15 @@ func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, ws *W
 				k[j*b+l] = c * blas64.Dot(xj, vec(s.Row(idx[l])))
 			}
 		}
-		t, _ := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: b, Stride: b, Data: k})
-		// I + cKKᵀ is positive definite for c > 0, so Potrf cannot fail.
+		// I + c X_b X_bᵀ is positive definite for c > 0, so the factorisation cannot
+		// fail. It calls the unblocked Dpotf2 rather than lapack64.Potrf: for
+		// B > 320 the blocked Dpotrf (block size 64) hands trailing updates of
+		// four or more blocks to Dgemm, which then goes parallel and allocates
+		// goroutines and channels on every batch, breaking the allocation-free
+		// local step (for B ≤ 64 Dpotrf calls Dpotf2 itself, so results are
+		// unchanged there).
+		lapackImpl.Dpotf2(blas.Upper, b, k, b)
+		t := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: b, Stride: b, Data: k}
 		lapack64.Potrs(t, blas64.General{Rows: b, Cols: 1, Stride: 1, Data: r})
 		for j, rj := range idx {
 			blas64.Axpy(-c*r[j], vec(s.Row(rj)), uv)
