@@ -32,6 +32,20 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 	ws := model.NewWorkspace(p, a.Batch)
 	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
 	parts := newPartitions(p, a.Batch, a.Seed)
+	// With s ≥ 2 full-batch steps, clients with a Gram matrix apply all s
+	// steps at once in the eigenbasis of their Hessian (two products instead
+	// of s); s = 1 is a single product either way.
+	var spectra []*model.Spectrum
+	var maps []model.DiagonalMap
+	if a.Batch == 0 && a.LocalSteps > 1 {
+		spectra = p.Spectra()
+		maps = make([]model.DiagonalMap, len(spectra))
+		for i, sp := range spectra {
+			if sp != nil {
+				maps[i] = sp.GDMap(a.Eta, a.LocalSteps)
+			}
+		}
+	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
 		clear(next)
@@ -41,7 +55,9 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 			}
 			s := &p.Clients[i]
 			copy(u, theta)
-			if a.Batch == 0 {
+			if spectra != nil && spectra[i] != nil {
+				spectra[i].Apply(u, maps[i], ws)
+			} else if a.Batch == 0 {
 				s.GDSteps(u, a.Eta, a.LocalSteps, ws)
 			} else {
 				for e := 0; e < a.LocalSteps; e++ {

@@ -27,9 +27,23 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 	ws := model.NewWorkspace(p, a.Batch)
 	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
 	parts := newPartitions(p, a.Batch, a.Seed)
+	// Full batch: clients with a Gram matrix solve the proximal problem in
+	// the eigenbasis of their Hessian (one decomposition serves every η); the
+	// others (n_i < d) use a cached Cholesky factor of the n_i×n_i Woodbury
+	// system.
+	var spectra []*model.Spectrum
+	var maps []model.DiagonalMap
 	var factors []model.ProxFactor
 	if a.Batch == 0 {
-		factors = p.ProxFactors(a.Eta)
+		spectra = p.Spectra()
+		maps = make([]model.DiagonalMap, len(spectra))
+		for i, sp := range spectra {
+			if sp != nil {
+				maps[i] = sp.ProxMap(a.Eta)
+			} else if factors == nil {
+				factors = p.ProxFactors(a.Eta)
+			}
+		}
 	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
@@ -39,10 +53,13 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 				return err
 			}
 			copy(u, theta)
-			if a.Batch == 0 {
-				factors[i].Apply(u, ws)
-			} else {
+			switch {
+			case a.Batch > 0:
 				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
+			case spectra[i] != nil:
+				spectra[i].Apply(u, maps[i], ws)
+			default:
+				factors[i].Apply(u, ws)
 			}
 			axpy(p.Weights[i], u, next)
 		}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/fedscope/fedscope/internal/parallel"
 )
 
 // GammaScheme selects how per-client truths are drawn for a prescribed model
@@ -177,7 +179,9 @@ func (c Linear) Generate(seed uint64) (*Federation, error) {
 	}
 
 	scale := math.Sqrt(float64(d) / float64(r)) // rows have E‖x‖² = d for every r (E000-4)
-	for i := range fed.Clients {
+	// Each client draws only from its own stream, so the clients can be
+	// built in parallel with the same result on any number of CPUs.
+	parallel.For(len(fed.Clients), func(i int) {
 		rng := rngs[i]
 		cl := &fed.Clients[i]
 		cl.N = c.SamplesOf(i)
@@ -209,7 +213,7 @@ func (c Linear) Generate(seed uint64) (*Federation, error) {
 			}
 			cl.Y[j] = dot + c.Noise*rng.NormFloat64()
 		}
-	}
+	})
 	fed.RealisedGamma = diameter(fed.Clients)
 	return fed, nil
 }

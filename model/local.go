@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -163,7 +164,7 @@ func (p *Problem) ProxFactors(eta float64) []ProxFactor {
 		return fs
 	}
 	fs := make([]ProxFactor, len(p.Clients))
-	parallelFor(len(fs), func(i int) { fs[i] = NewProxFactor(&p.Clients[i], eta) })
+	parallel.For(len(fs), func(i int) { fs[i] = NewProxFactor(&p.Clients[i], eta) })
 	if len(p.prox) >= 8 { // a handful of step sizes is all a session visits
 		clear(p.prox)
 	}

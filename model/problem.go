@@ -2,10 +2,10 @@ package model
 
 import (
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -37,6 +37,9 @@ type Problem struct {
 
 	proxMu sync.Mutex
 	prox   map[float64][]ProxFactor
+
+	specOnce sync.Once
+	spectra  []*Spectrum
 }
 
 // NewProblem computes the statistics of every client (in parallel, one
@@ -46,7 +49,7 @@ func NewProblem(fed *datasets.Federation) *Problem {
 	d := fed.Dim
 	p := &Problem{Fed: fed, Dim: d, N: fed.N(), Clients: make([]Stats, len(fed.Clients)),
 		Weights: make([]float64, len(fed.Clients)), prox: map[float64][]ProxFactor{}}
-	parallelFor(len(fed.Clients), func(i int) {
+	parallel.For(len(fed.Clients), func(i int) {
 		c := &fed.Clients[i]
 		p.Clients[i] = NewStats(c.X, c.Y, c.N, d)
 	})
@@ -215,32 +218,4 @@ func floatsAxpy(alpha float64, x, y []float64) {
 	for k, v := range x {
 		y[k] += alpha * v
 	}
-}
-
-// parallelFor runs f(0..n-1) on all cores. Each index is independent, so the
-// result does not depend on the schedule.
-func parallelFor(n int, f func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				f(i)
-			}
-		}()
-	}
-	for i := 0; i < n; i++ {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
