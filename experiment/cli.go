@@ -31,6 +31,7 @@ type ScenarioFlags struct {
 	rounds int
 	seed   int64
 	sets   setFlags
+	fs     *flag.FlagSet // tells an explicit --rounds 0 or --seed -1 from the defaults
 }
 
 // Register adds --preset, --rounds, --seed and --set to a flag set.
@@ -39,6 +40,16 @@ func (f *ScenarioFlags) Register(fs *flag.FlagSet) {
 	fs.IntVar(&f.rounds, "rounds", 0, "communication rounds (default: the preset's)")
 	fs.Int64Var(&f.seed, "seed", -1, "master seed (default: the preset's)")
 	fs.Var(&f.sets, "set", "scenario parameter `key=value` (repeatable)")
+	f.fs = fs
+}
+
+// given reports whether the flag was set on the command line.
+func (f *ScenarioFlags) given(name string) bool {
+	found := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+	}
+	return found
 }
 
 // Scenario builds the validated scenario the flags describe.
@@ -48,13 +59,13 @@ func (f *ScenarioFlags) Scenario() (Scenario, error) {
 		return Scenario{}, err
 	}
 	sc := p.Scenario()
-	if f.rounds != 0 {
+	if f.rounds != 0 || f.given("rounds") {
 		if f.rounds < 1 || f.rounds > maxRounds {
 			return Scenario{}, &InputError{Msg: fmt.Sprintf("--rounds %d: must lie in 1..%d", f.rounds, maxRounds)}
 		}
 		sc.Rounds = f.rounds
 	}
-	if f.seed != -1 {
+	if f.seed != -1 || f.given("seed") {
 		if f.seed < 0 {
 			return Scenario{}, &InputError{Msg: fmt.Sprintf("--seed %d: must be a whole number ≥ 0", f.seed)}
 		}
@@ -92,6 +103,9 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 // Command runs a headless subcommand (presets, run) and returns the exit
 // status. Errors are written to stderr as one line.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		return report(&InputError{Msg: "no command; commands: presets, run"}, stderr)
+	}
 	var err error
 	switch args[0] {
 	case "presets":
@@ -104,6 +118,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return report(err, stderr)
 }
 
+// report writes err as one line: several racers' divergences, joined by
+// errors.Join with newlines, are separated by "; " instead.
 func report(err error, stderr io.Writer) int {
 	var ie *InputError
 	switch {
@@ -113,13 +129,15 @@ func report(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, usage)
 		return ExitOK
 	case errors.As(err, &ie):
-		fmt.Fprintf(stderr, "fedscope: %v\n", err)
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
 		return ExitUsage
 	default:
-		fmt.Fprintf(stderr, "fedscope: %v\n", err)
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
 	}
 }
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
 
 const usage = `usage:
   fedscope [--preset NAME] [--seed S] [--set key=value]...   open the explorer

@@ -103,7 +103,7 @@ func (sc *Scenario) Set(key, value string) error {
 		for j, k := range knobs {
 			names[j] = k.Name
 		}
-		return &InputError{Msg: fmt.Sprintf("unknown key %q; allowed keys: %s", key, strings.Join(names, ", "))}
+		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(names, ", "))}
 	}
 	if err := knobs[i].set(sc, strings.TrimSpace(value)); err != nil {
 		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, knobs[i].Help)}
