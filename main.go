@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/tui"
@@ -19,7 +20,7 @@ import (
 var version, commit, date string
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:]))
 }
@@ -44,7 +45,7 @@ func versionString() string {
 			version = bi.Main.Version
 		}
 	}
-	if commit != "" {
+	if commit != "" && date != "" {
 		return fmt.Sprintf("%s (commit %s, built %s)", version, commit, date)
 	}
 	return version

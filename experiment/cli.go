@@ -16,6 +16,9 @@ const (
 	ExitOK      = 0
 	ExitFailure = 1 // the run failed or a racer diverged; rows written so far are kept
 	ExitUsage   = 2 // bad input: unknown key, malformed or out-of-range value
+
+	// ExitInterrupted follows the shell convention 128 + SIGINT.
+	ExitInterrupted = 130
 )
 
 // setFlags collects repeated --set key=value flags.
@@ -120,11 +123,21 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // report writes err as one line: several racers' divergences, joined by
 // errors.Join with newlines, are separated by "; " instead.
+// errInterrupted reports a headless run stopped by Ctrl-C or SIGTERM.
+type errInterrupted struct{ rows int }
+
+func (e errInterrupted) Error() string {
+	return fmt.Sprintf("interrupted; wrote the %d rows computed so far", e.rows)
+}
+
 func report(err error, stderr io.Writer) int {
 	var ie *InputError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, new(errInterrupted)):
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
+		return ExitInterrupted
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(stderr, usage)
 		return ExitOK
@@ -178,12 +191,20 @@ func runCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	table := NewTable(sc.Resolve(), 0)
 	res, err := Run(ctx, sc, table.Add)
-	if err != nil {
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
 		return err
 	}
-	table.LSError = res.Problem.LSError
+	if res.Problem != nil {
+		table.LSError = res.Problem.LSError
+	}
+	// An interrupted run still writes every round computed so far: nothing
+	// is lost.
 	if err := writeOut(*out, stdout, func(w io.Writer) error { return table.Write(w, f) }); err != nil {
 		return err
+	}
+	if interrupted {
+		return errInterrupted{rows: table.Len()}
 	}
 	if failed := res.Failed(); len(failed) > 0 {
 		return errors.Join(failed...)
