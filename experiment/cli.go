@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -189,7 +190,7 @@ func runCommand(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	table := NewTable(sc.Resolve(), 0)
+	table := NewTable(sc, math.NaN())
 	res, err := Run(ctx, sc, table.Add)
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

@@ -41,12 +41,16 @@ func ParseFormat(s string) (Format, error) {
 type Table struct {
 	Labels  []string
 	Rounds  [][]algorithms.Round
-	LSError float64 // error of pooled least squares, the reference line
+	Columns []Column // the metric columns after algorithm,round
+	LSError float64  // error of pooled least squares, the reference line
 }
 
-// NewTable prepares a table for the racers of a race.
-func NewTable(racers []Racer, lsError float64) *Table {
-	t := &Table{Labels: make([]string, len(racers)), Rounds: make([][]algorithms.Round, len(racers)), LSError: lsError}
+// NewTable prepares a table for the racers of a scenario, with the metric
+// columns of its family; lsError is NaN until the data are prepared.
+func NewTable(sc Scenario, lsError float64) *Table {
+	racers := sc.Resolve()
+	t := &Table{Labels: make([]string, len(racers)), Rounds: make([][]algorithms.Round, len(racers)),
+		Columns: columnsFor(sc.Family), LSError: lsError}
 	for i, r := range racers {
 		t.Labels[i] = r.Label
 	}
@@ -65,16 +69,28 @@ func (t *Table) Len() int {
 	return n
 }
 
-// columns are the metric columns after algorithm,round. A metric that does
-// not apply (NaN) is left empty in CSV and omitted in JSON lines.
-var columns = []struct {
-	name string
-	get  func(t *Table, r *algorithms.Round) float64
-}{
+// Column is one metric column of the run output, named in snake_case. A
+// metric that does not apply (NaN) is left empty in CSV and omitted in JSON
+// lines.
+type Column struct {
+	Name string
+	Get  func(t *Table, r *algorithms.Round) float64
+}
+
+// linearColumns are the metrics of the linear-regression family (paper 000).
+var linearColumns = []Column{
 	{"grad_norm", func(_ *Table, r *algorithms.Round) float64 { return r.GradNorm }},
 	{"est_error", func(_ *Table, r *algorithms.Round) float64 { return r.EstError }},
 	{"client_error", func(_ *Table, r *algorithms.Round) float64 { return r.ClientError }},
 	{"ls_error", func(t *Table, _ *algorithms.Round) float64 { return t.LSError }},
+}
+
+// columnsFor returns the metric columns of a family.
+func columnsFor(f Family) []Column {
+	switch f {
+	default:
+		return linearColumns
+	}
 }
 
 // Write prints one row per (racer, round), racers in order, rounds ascending.
@@ -83,8 +99,8 @@ func (t *Table) Write(w io.Writer, f Format) error {
 	bw := bufio.NewWriter(w)
 	if f == CSV {
 		bw.WriteString("algorithm,round")
-		for _, c := range columns {
-			bw.WriteString("," + c.name)
+		for _, c := range t.Columns {
+			bw.WriteString("," + c.Name)
 		}
 		bw.WriteString("\n")
 	}
@@ -93,15 +109,15 @@ func (t *Table) Write(w io.Writer, f Format) error {
 			r := &rs[k]
 			if f == CSV {
 				bw.WriteString(csvField(t.Labels[i]) + "," + strconv.Itoa(r.Index))
-				for _, c := range columns {
-					bw.WriteString("," + number(c.get(t, r)))
+				for _, c := range t.Columns {
+					bw.WriteString("," + number(c.Get(t, r)))
 				}
 			} else {
 				label, _ := json.Marshal(t.Labels[i])
 				fmt.Fprintf(bw, `{"algorithm":%s,"round":%d`, label, r.Index)
-				for _, c := range columns {
-					if v := c.get(t, r); !math.IsNaN(v) && !math.IsInf(v, 0) {
-						fmt.Fprintf(bw, `,%q:%s`, c.name, number(v))
+				for _, c := range t.Columns {
+					if v := c.Get(t, r); !math.IsNaN(v) && !math.IsInf(v, 0) {
+						fmt.Fprintf(bw, `,%q:%s`, c.Name, number(v))
 					}
 				}
 				bw.WriteString("}")
@@ -129,7 +145,8 @@ func csvField(s string) string {
 // Snapshot returns a copy of the table that stays valid while the original
 // keeps growing (rounds are values and are never modified once added).
 func (t *Table) Snapshot() *Table {
-	s := &Table{Labels: append([]string(nil), t.Labels...), Rounds: make([][]algorithms.Round, len(t.Rounds)), LSError: t.LSError}
+	s := &Table{Labels: append([]string(nil), t.Labels...), Rounds: make([][]algorithms.Round, len(t.Rounds)),
+		Columns: t.Columns, LSError: t.LSError}
 	for i, rs := range t.Rounds {
 		s.Rounds[i] = rs[:len(rs):len(rs)]
 	}

@@ -14,10 +14,10 @@ import (
 func TestInterruptedRunKeepsRows(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	time.AfterFunc(300*time.Millisecond, cancel) // what signal.NotifyContext does on Ctrl-C
+	time.AfterFunc(200*time.Millisecond, cancel) // what signal.NotifyContext does on Ctrl-C
 	var out, errb bytes.Buffer
-	code := Command(ctx, []string{"run", "--set", "rounds=100000", "--set", "clients=5", "--set", "dim=10",
-		"--set", "samples=40", "--set", "algorithms=fedavg:s=3"}, &out, &errb)
+	code := Command(ctx, []string{"run", "--set", "rounds=100000", "--set", "clients=5", "--set", "dim=100",
+		"--set", "samples=200", "--set", "algorithms=fedavg:s=3"}, &out, &errb)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr %q", code, ExitInterrupted, errb.String())
 	}

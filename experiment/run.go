@@ -100,6 +100,15 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	if err := sc.Validate(); err != nil {
 		return Result{}, err
 	}
+	switch sc.Family {
+	case FamilyLinear:
+		return runLinear(ctx, sc, emit)
+	}
+	return Result{}, fmt.Errorf("experiment: unknown family %q", sc.Family)
+}
+
+// runLinear races FedAvg/FedProx racers on a linear-regression federation.
+func runLinear(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	p, err := Prepare(sc)
 	if err != nil {
 		return Result{}, err

@@ -14,8 +14,19 @@ import (
 	"github.com/fedscope/fedscope/datasets"
 )
 
+// Family is the kind of experiment a scenario runs: it decides the data, the
+// racers and the metric columns. The zero value is the linear-regression
+// family of paper 000.
+type Family string
+
+// Families.
+const (
+	FamilyLinear Family = "" // Gaussian linear regression, FedAvg/FedProx (paper 000)
+)
+
 // Scenario is everything that determines a run: same scenario, same output.
 type Scenario struct {
+	Family     Family          // the kind of experiment
 	Preset     string          // name of the preset it started from
 	Data       datasets.Linear // the federation to generate
 	Eta        float64         // step size η shared by the racers

@@ -112,7 +112,7 @@ func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Mode
 	for _, o := range opts {
 		o(m)
 	}
-	m.table = experiment.NewTable(sc.Resolve(), math.NaN()) // drawable before Init
+	m.table = experiment.NewTable(sc, math.NaN()) // drawable before Init
 	return m
 }
 
@@ -132,7 +132,7 @@ func (m *Model) restart() tea.Cmd {
 	m.runID++
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancel = cancel
-	m.table = experiment.NewTable(m.sc.Resolve(), math.NaN())
+	m.table = experiment.NewTable(m.sc, math.NaN())
 	m.lsError = math.NaN()
 	m.failures, m.fatal = nil, ""
 	m.state = statePreparing
