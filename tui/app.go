@@ -399,11 +399,7 @@ func (m *Model) render() {
 		m.frame = ""
 		return
 	}
-	summary := m.sc.Summary()
-	if g := m.facts.RealisedGamma; m.sc.Data.Gamma > 0 && !math.IsNaN(g) {
-		summary += fmt.Sprintf(" (realised %.3g)", g) // PAPERS.md §8: show the realised Γ
-	}
-	title := m.styles.title.Render("fedscope · "+m.sc.Preset) + "  " + m.styles.summary.Render(summary)
+	title := m.styles.title.Render("fedscope · "+m.sc.Preset) + "  " + m.styles.summary.Render(m.sc.SummaryWith(m.facts))
 	status := m.statusLine()
 	if w < minWidth || h < minHeight {
 		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d)", minWidth, minHeight, w, h)
