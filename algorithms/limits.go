@@ -1,9 +1,6 @@
 package algorithms
 
-import (
-	"github.com/fedscope/fedscope/model"
-	"gonum.org/v1/gonum/mat"
-)
+import "github.com/fedscope/fedscope/model"
 
 // FedAvgLimit returns the fixed point θ_∞ of full-batch FedAvg with step size
 // eta and s local steps on the linear model (PAPERS.md §1.6, paper 000):
@@ -31,39 +28,16 @@ import (
 // For an unstable η the result is still a solution of the fixed-point
 // equation when I − L is non-singular, but a repelling one.
 //
+// It is computed from the round map (see RoundMap), with the clients'
+// Hessians decomposed on the coordinates their rows use: O(Σ_i r_i³) work
+// for the subspace model rather than the O(M s d³) of forming A_i^s.
+//
 // FedAvgLimit panics if s < 1.
 func FedAvgLimit(p *model.Problem, eta float64, s int) []float64 {
 	if s < 1 {
 		panic("algorithms: FedAvgLimit needs s ≥ 1 local steps")
 	}
-	d := p.Dim
-	lhs := identity(d) // I − Σ w_i A_i^s
-	rhs := mat.NewVecDense(d, nil)
-	var (
-		pow, tmp mat.Dense
-		v, av    mat.VecDense
-	)
-	for i := range p.Clients {
-		c := &p.Clients[i]
-		w := p.Weights[i]
-		if w == 0 {
-			continue
-		}
-		a := localGD(c, eta)
-		// v runs through A_i^τ (η/n_i) X_iᵀy_i, τ = 0..s−1, and pow through A_i^τ.
-		v.CloneFromVec(mat.NewVecDense(d, append([]float64(nil), c.XtY...)))
-		v.ScaleVec(eta, &v)
-		pow.CloneFrom(identity(d))
-		for tau := 0; tau < s; tau++ {
-			rhs.AddScaledVec(rhs, w, &v)
-			av.MulVec(a, &v)
-			v.CloneFromVec(&av)
-			tmp.Mul(a, &pow)
-			pow.CloneFrom(&tmp)
-		}
-		lhs.Sub(lhs, scaled(w, &pow))
-	}
-	return model.MinNormSolve(symmetric(lhs), rhs.RawVector().Data, d)
+	return NewFedAvgMap(model.SubspaceSpectra(p.Fed), p.Weights, p.Dim, eta, s).Limit()
 }
 
 // FedProxLimit returns the fixed point θ_∞ of full-batch FedProx with step
@@ -79,88 +53,5 @@ func FedAvgLimit(p *model.Problem, eta float64, s int) []float64 {
 // minimum-norm solution, the fixed point in the row space of X reached from
 // θ_0 = 0, is returned, as in FedAvgLimit.
 func FedProxLimit(p *model.Problem, eta float64) []float64 {
-	d := p.Dim
-	lhs := identity(d) // I − Σ w_i B_i
-	rhs := mat.NewVecDense(d, nil)
-	var (
-		b  mat.SymDense
-		ch mat.Cholesky
-		bv mat.VecDense
-	)
-	for i := range p.Clients {
-		c := &p.Clients[i]
-		w := p.Weights[i]
-		if w == 0 {
-			continue
-		}
-		// I + ηG_i is symmetric positive definite for η > 0.
-		sys := mat.NewSymDense(d, nil)
-		sys.ScaleSym(eta, clientGram(c))
-		for k := 0; k < d; k++ {
-			sys.SetSym(k, k, sys.At(k, k)+1)
-		}
-		if !ch.Factorize(sys) {
-			panic("algorithms: I + ηX_iᵀX_i/n_i not positive definite (η ≤ 0?)")
-		}
-		if err := ch.InverseTo(&b); err != nil {
-			panic("algorithms: " + err.Error())
-		}
-		bv.MulVec(&b, mat.NewVecDense(d, append([]float64(nil), c.XtY...)))
-		rhs.AddScaledVec(rhs, w*eta, &bv)
-		lhs.Sub(lhs, scaled(w, &b))
-	}
-	return model.MinNormSolve(symmetric(lhs), rhs.RawVector().Data, d)
-}
-
-// clientGram returns X_iᵀX_i/n_i, from the kept Gram matrix or, for clients
-// with n_i < d, from the raw design.
-func clientGram(c *model.Stats) *mat.SymDense {
-	if c.Gram != nil {
-		return mat.NewSymDense(c.Dim, append([]float64(nil), c.Gram...))
-	}
-	g := mat.NewSymDense(c.Dim, nil)
-	if c.N > 0 {
-		g.SymRankK(g, 1/float64(c.N), mat.NewDense(c.N, c.Dim, c.X).T())
-	}
-	return g
-}
-
-// localGD returns A_i = I − η X_iᵀX_i/n_i, the linear part of one local
-// gradient step (PAPERS.md §1.3).
-func localGD(c *model.Stats, eta float64) *mat.Dense {
-	a := mat.DenseCopyOf(clientGram(c))
-	a.Scale(-eta, a)
-	for k := 0; k < c.Dim; k++ {
-		a.Set(k, k, a.At(k, k)+1)
-	}
-	return a
-}
-
-// identity returns the d×d identity matrix.
-func identity(d int) *mat.Dense {
-	m := mat.NewDense(d, d, nil)
-	for k := 0; k < d; k++ {
-		m.Set(k, k, 1)
-	}
-	return m
-}
-
-// scaled returns alpha·a as a new matrix.
-func scaled(alpha float64, a mat.Matrix) *mat.Dense {
-	var m mat.Dense
-	m.Scale(alpha, a)
-	return &m
-}
-
-// symmetric returns (a + aᵀ)/2 in row-major order: the products and inverses
-// above are symmetric only up to rounding.
-func symmetric(a *mat.Dense) []float64 {
-	d, _ := a.Dims()
-	out := make([]float64, d*d)
-	for i := 0; i < d; i++ {
-		for j := 0; j < d; j++ {
-			out[i*d+j] = (a.At(i, j) + a.At(j, i)) / 2
-		}
-	}
-	return out
+	return NewFedProxMap(model.SubspaceSpectra(p.Fed), p.Weights, p.Dim, eta).Limit()
 }

@@ -2,7 +2,6 @@ package model
 
 import (
 	"github.com/fedscope/fedscope/internal/parallel"
-	"math"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -63,20 +62,7 @@ type DiagonalMap struct {
 func (sp *Spectrum) GDMap(eta float64, s int) DiagonalMap {
 	m := DiagonalMap{Mult: make([]float64, sp.Dim), Add: make([]float64, sp.Dim)}
 	for k, lam := range sp.Lambda {
-		x := eta * lam
-		var pow, geo float64 // (1 − x)^s and Σ_{τ<s} (1 − x)^τ · η
-		switch {
-		case x == 0:
-			pow, geo = 1, float64(s)*eta
-		case x < 1:
-			// (1 − x)^s and its complement via log1p/expm1 stay accurate
-			// when ηλ is tiny (nearly flat directions of the subspace model).
-			l := float64(s) * math.Log1p(-x)
-			pow, geo = math.Exp(l), -math.Expm1(l)/lam
-		default:
-			pow = math.Pow(1-x, float64(s))
-			geo = (1 - pow) / lam
-		}
+		pow, _, geo := GDCoefficients(lam, eta, s)
 		m.Mult[k], m.Add[k] = pow, geo*sp.QtB[k]
 	}
 	return m
@@ -87,8 +73,8 @@ func (sp *Spectrum) GDMap(eta float64, s int) DiagonalMap {
 func (sp *Spectrum) ProxMap(eta float64) DiagonalMap {
 	m := DiagonalMap{Mult: make([]float64, sp.Dim), Add: make([]float64, sp.Dim)}
 	for k, lam := range sp.Lambda {
-		m.Mult[k] = 1 / (1 + eta*lam)
-		m.Add[k] = eta * sp.QtB[k] * m.Mult[k]
+		mult, _, geo := ProxCoefficients(lam, eta)
+		m.Mult[k], m.Add[k] = mult, geo*sp.QtB[k]
 	}
 	return m
 }

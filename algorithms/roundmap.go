@@ -1,0 +1,115 @@
+package algorithms
+
+import (
+	"github.com/fedscope/fedscope/model"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// RoundMap is one full-batch communication round of FedAvg or FedProx on the
+// linear model written as an affine map (PAPERS.md §1.6, paper 000):
+//
+//	θ ↦ θ − Aθ + c,   A = Σ_i w_i (I − T_i),   c = Σ_i w_i t_i,
+//
+// where u ↦ T_i u + t_i is client i's local map: T_i = A_i^s and
+// t_i = Σ_{τ<s} A_i^τ (η/n_i) X_iᵀy_i for s gradient steps
+// (A_i = I − (η/n_i)X_iᵀX_i, §1.3), T_i = B_i = (I + (η/n_i)X_iᵀX_i)⁻¹ and
+// t_i = η B_i X_iᵀy_i/n_i for the proximal step (§1.4).
+//
+// Both are built from each client's thin eigendecomposition
+// (model.SubspaceSpectrum): in that basis I − T_i and the input gain are
+// diagonal, so client i costs O(r_i² k_i) with r_i the number of coordinates
+// its rows use, instead of the O(s d³) of forming A_i^s, and the pooled
+// system A is symmetric positive semi-definite for every stable step size.
+type RoundMap struct {
+	Dim int
+	A   []float64 // d×d row-major, symmetric
+	C   []float64 // d
+}
+
+// NewFedAvgMap returns the round map of FedAvg with s full-batch local steps
+// of size eta, with aggregation weights w (w_i = n_i/N).
+//
+// NewFedAvgMap panics if s < 1.
+func NewFedAvgMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta float64, s int) RoundMap {
+	if s < 1 {
+		panic("algorithms: FedAvg needs s ≥ 1 local steps")
+	}
+	return newRoundMap(spectra, w, d, func(lambda float64) (comp, geo float64) {
+		_, comp, geo = model.GDCoefficients(lambda, eta, s)
+		return comp, geo
+	})
+}
+
+// NewFedProxMap returns the round map of full-batch FedProx with parameter
+// eta and aggregation weights w.
+func NewFedProxMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta float64) RoundMap {
+	return newRoundMap(spectra, w, d, func(lambda float64) (comp, geo float64) {
+		_, comp, geo = model.ProxCoefficients(lambda, eta)
+		return comp, geo
+	})
+}
+
+// newRoundMap accumulates A = Σ w_i P Q_i diag(comp) Q_iᵀ Pᵀ and
+// c = Σ w_i P Q_i (geo ∘ Q_iᵀ b_i), coef giving comp = 1 − (local
+// multiplier) and geo = input gain per eigenvalue.
+func newRoundMap(spectra []model.SubspaceSpectrum, w []float64, d int, coef func(lambda float64) (comp, geo float64)) RoundMap {
+	m := RoundMap{Dim: d, A: make([]float64, d*d), C: make([]float64, d)}
+	for i := range spectra {
+		sp := &spectra[i]
+		if w[i] == 0 || sp.K == 0 {
+			continue
+		}
+		comp, geo := make([]float64, sp.K), make([]float64, sp.K)
+		for j, lam := range sp.Lambda {
+			comp[j], geo[j] = coef(lam)
+		}
+		sp.AddOuterTo(m.A, d, w[i], comp)
+		sp.AddVecTo(m.C, w[i], geo)
+	}
+	return m
+}
+
+// Step sets dst = θ − Aθ + c, one round from θ (dst and theta must not
+// overlap).
+func (m RoundMap) Step(dst, theta []float64) {
+	copy(dst, m.C)
+	blas64.Axpy(1, blas64.Vector{N: m.Dim, Inc: 1, Data: theta}, blas64.Vector{N: m.Dim, Inc: 1, Data: dst})
+	blas64.Gemv(blas.NoTrans, -1, blas64.General{Rows: m.Dim, Cols: m.Dim, Stride: m.Dim, Data: m.A},
+		blas64.Vector{N: m.Dim, Inc: 1, Data: theta}, 1, blas64.Vector{N: m.Dim, Inc: 1, Data: dst})
+}
+
+// Limit returns the fixed point θ_∞ of the round map, the solution of
+// Aθ = c (PAPERS.md §1.6). When A is singular (the pooled XᵀX is: some
+// directions are seen by no client) the minimum-norm solution is returned,
+// which is the fixed point in the row space of X that the iterates reach from
+// θ_0 = 0. Coordinates that no client observes (a zero row and column of A,
+// e.g. in the covariate-subspace model) are split off first, so the common
+// singular case costs a Cholesky solve on the observed coordinates only.
+func (m RoundMap) Limit() []float64 {
+	d := m.Dim
+	var obs []int
+	for k := 0; k < d; k++ {
+		if m.A[k*d+k] != 0 || m.C[k] != 0 {
+			obs = append(obs, k)
+		}
+	}
+	theta := make([]float64, d)
+	if len(obs) == 0 {
+		return theta
+	}
+	q := len(obs)
+	a, c := make([]float64, q*q), make([]float64, q)
+	for i, ki := range obs {
+		c[i] = m.C[ki]
+		for j, kj := range obs {
+			// Symmetrise: the accumulated blocks are symmetric only up to rounding.
+			a[i*q+j] = (m.A[ki*d+kj] + m.A[kj*d+ki]) / 2
+		}
+	}
+	sol := model.MinNormSolve(a, c, q)
+	for i, k := range obs {
+		theta[k] = sol[i]
+	}
+	return theta
+}
