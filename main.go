@@ -31,7 +31,7 @@ func run(ctx context.Context, args []string) int {
 		case "--version", "-version", "version":
 			fmt.Println("fedscope", versionString())
 			return experiment.ExitOK
-		case "presets", "run":
+		case "presets", "run", "sweep":
 			return experiment.Command(ctx, args, os.Stdout, os.Stderr)
 		}
 	}

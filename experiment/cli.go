@@ -105,11 +105,11 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// Command runs a headless subcommand (presets, run) and returns the exit
+// Command runs a headless subcommand (presets, run, sweep) and returns the exit
 // status. Errors are written to stderr as one line.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		return report(&InputError{Msg: "no command; commands: presets, run"}, stderr)
+		return report(&InputError{Msg: "no command; commands: presets, run, sweep"}, stderr)
 	}
 	var err error
 	switch args[0] {
@@ -117,8 +117,10 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = listPresets(args[1:], stdout)
 	case "run":
 		err = runCommand(ctx, args[1:], stdout)
+	case "sweep":
+		err = sweepCommand(ctx, args[1:], stdout)
 	default:
-		err = &InputError{Msg: fmt.Sprintf("unknown command %q; commands: presets, run", args[0])}
+		err = &InputError{Msg: fmt.Sprintf("unknown command %q; commands: presets, run, sweep", args[0])}
 	}
 	return report(err, stderr)
 }
@@ -158,6 +160,7 @@ const usage = `usage:
   fedscope [--preset NAME] [--seed S] [--set key=value]...   open the explorer
   fedscope presets                                           list the presets
   fedscope run --preset NAME [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
+  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
   fedscope --version`
 
 // Usage is the command-line synopsis.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/model"
 )
 
 // Limits of the knobs: generous enough for any experiment of the papers,
@@ -19,6 +20,7 @@ const (
 	maxSamples = 1_000_000
 	maxSteps   = 1_000
 	maxFloat   = 1e6
+	maxTrials  = 100_000
 )
 
 // Knob is one scenario parameter a person can set with `--set name=value`.
@@ -72,6 +74,33 @@ var knobs = []Knob{
 			return nil
 		},
 	},
+	intKnob("trials", "trials per swept value of a sweep", 1, maxTrials, func(s *Scenario) *int { return &s.Trials }),
+	{
+		Name: "fed_error", Help: "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
+		get: func(s *Scenario) string { return s.FedError.String() },
+		set: func(s *Scenario, v string) error {
+			e, err := model.ParseFedError(v)
+			s.FedError = e
+			return err
+		},
+	},
+	{
+		Name: "fg_ratio", Help: "federation gain as the ratio of errors (norm) or of squared errors (squared)",
+		get: func(s *Scenario) string {
+			if s.Squared {
+				return "squared"
+			}
+			return "norm"
+		},
+		set: func(s *Scenario, v string) error {
+			switch v {
+			case "norm", "squared":
+				s.Squared = v == "squared"
+				return nil
+			}
+			return fmt.Errorf("must be norm or squared")
+		},
+	},
 	{
 		Name: "algorithms", Help: "comma-separated racers: " + racerSyntax,
 		get: func(s *Scenario) string {
@@ -97,6 +126,15 @@ const racerSyntax = "fedavg[:s=N][:b=N][:eta=X] or fedprox[:b=N][:eta=X]"
 // Set assigns one knob from its textual value. The error is an *InputError
 // naming the key, the value and what is allowed.
 func (sc *Scenario) Set(key, value string) error {
+	if key == sc.Sweep.Knob && key != "" {
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %s is the knob this sweep varies (%s); allowed: any other key",
+			key, value, key, sc.Sweep.describe())}
+	}
+	return sc.setKnob(key, value)
+}
+
+// setKnob is Set without the swept-knob guard.
+func (sc *Scenario) setKnob(key, value string) error {
 	i := slices.IndexFunc(knobs, func(k Knob) bool { return k.Name == key })
 	if i < 0 {
 		names := make([]string, len(knobs))

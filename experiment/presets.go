@@ -44,6 +44,21 @@ var presets = []Preset{
 			return sc
 		},
 	},
+	{
+		Name:    "fedgain-model",
+		Summary: "sweep: federation gain of a data-scarce and a data-rich client against model heterogeneity Γ (paper 000, Fig. 4)",
+		build:   fedGainModel,
+	},
+	{
+		Name:    "fedgain-covariate",
+		Summary: "sweep: federation gain against the covariate subspace dimension r = 1…100 (paper 000, Fig. 5)",
+		build:   fedGainCovariate,
+	},
+	{
+		Name:    "polynomial",
+		Summary: "sweep: MSE and 1/MSE of fitting U5 on disjoint client intervals against N = 20…200 (paper 000, Fig. 6)",
+		build:   polynomialSweep,
+	},
 }
 
 // paradox is E000-1 (PAPERS.md §1.9): M = 25, d = 100, n_i = 500, σ = 0.5,

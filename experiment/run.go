@@ -115,6 +115,9 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	if err := sc.Validate(); err != nil {
 		return Result{}, err
 	}
+	if sc.IsSweep() {
+		return Result{}, &InputError{Msg: fmt.Sprintf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)}
+	}
 	switch sc.Family {
 	case FamilyLinear:
 		return runLinear(ctx, sc, emit)

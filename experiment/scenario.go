@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/model"
 )
 
 // Family is the kind of experiment a scenario runs: it decides the data, the
@@ -23,6 +24,12 @@ type Family string
 // Families.
 const (
 	FamilyLinear Family = "" // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	// FamilyFedGain sweeps the federation gain of a data-scarce and a
+	// data-rich client on linear federations (paper 000, E000-3/4).
+	FamilyFedGain Family = "fedgain"
+	// FamilyPolynomial sweeps the integrated MSE of fitting U5 with monomial
+	// features on disjoint per-client intervals (paper 000, E000-5).
+	FamilyPolynomial Family = "polynomial"
 )
 
 // Scenario is everything that determines a run: same scenario, same output.
@@ -36,6 +43,12 @@ type Scenario struct {
 	Racers     []RacerSpec     // the algorithms raced side by side
 	Rounds     int             // communication rounds T
 	Seed       uint64          // master seed of every random draw
+
+	// Sweeps (see sweep.go); zero values for a plain run.
+	Sweep    SweepSpec      // the swept knob and its grid; Knob "" for a run
+	Trials   int            // trials per swept value, seeds Seed, Seed+1, …
+	FedError model.FedError // how the federated error is measured (fedgain family)
+	Squared  bool           // federation gain as the ratio of squared errors
 }
 
 // Kinds of racer.
@@ -133,7 +146,7 @@ func (sc Scenario) Validate() error {
 	case sc.LocalSteps < 1:
 		return &InputError{Msg: fmt.Sprintf("local_steps=%d: must be ≥ 1", sc.LocalSteps)}
 	}
-	return nil
+	return sc.validateSweep()
 }
 
 // Summary is the one-line description of the data shown under the title.
@@ -142,6 +155,9 @@ func (sc Scenario) Summary() string { return sc.SummaryWith(NoFacts()) }
 // SummaryWith is Summary with what is known once the data are prepared: the
 // realised Γ beside the prescribed one (PAPERS.md §8: show it in the UI).
 func (sc Scenario) SummaryWith(f Facts) string {
+	if sc.Family == FamilyPolynomial {
+		return sc.polynomialSummary()
+	}
 	d := sc.Data
 	var b strings.Builder
 	fmt.Fprintf(&b, "M=%d, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())

@@ -1,0 +1,309 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/model"
+)
+
+// fedGainFamily is E000-3/E000-4 (PAPERS.md §1.8–§1.9): per trial, the
+// federation gain FG = ‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖ (squared on request) of
+// the first data-scarce and the first data-rich client, θ̂_j the client's
+// minimum-norm least-squares estimate and θ_fed each racer's federated model
+// measured as Scenario.FedError says.
+var fedGainFamily = sweepFamily{
+	metrics: func(sc Scenario) []SweepMetric {
+		ratio := "‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖"
+		if sc.Squared {
+			ratio = "‖θ̂_j − θ_j*‖² / ‖θ_fed − θ_j*‖²"
+		}
+		return []SweepMetric{
+			{Name: "fg_scarce", Caption: "FG of the first data-scarce client, " + ratio, Ref: 1},
+			{Name: "fg_rich", Caption: "FG of the first data-rich client, " + ratio, Ref: 1},
+		}
+	},
+	evaluate: evalFedGain,
+	validate: validateClosedForm,
+}
+
+// polynomialFamily is E000-5 (PAPERS.md §1.9, §8): per trial, the exact
+// integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
+// federated fit, and its inverse.
+var polynomialFamily = sweepFamily{
+	metrics: func(Scenario) []SweepMetric {
+		return []SweepMetric{
+			{Name: "mse", Caption: "MSE ∫(f̂ − U5)² dx", Ref: math.NaN()},
+			{Name: "inv_mse", Caption: "1/MSE (the minimax rate is linear in N)", Ref: math.NaN()},
+		}
+	},
+	evaluate: evalPolynomial,
+	validate: func(sc Scenario) error {
+		if err := validateClosedForm(sc); err != nil {
+			return err
+		}
+		if err := sc.polynomial().Validate(); err != nil {
+			return &InputError{Msg: err.Error()}
+		}
+		return nil
+	},
+}
+
+// validateClosedForm rejects minibatch racers: the sweeps use the affine
+// round map of full-batch FedAvg and FedProx (algorithms.RoundMap).
+func validateClosedForm(sc Scenario) error {
+	for _, r := range sc.Resolve() {
+		if r.Spec.Batch != 0 {
+			return &InputError{Msg: fmt.Sprintf("batch=%d (racer %s): sweeps use full-batch local updates, their closed-form round maps; allowed: batch=0",
+				r.Spec.Batch, r.Label)}
+		}
+	}
+	return nil
+}
+
+func evalFedGain(ctx context.Context, sc Scenario) ([][]float64, error) {
+	fed, err := sc.Data.Generate(sc.Seed)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	scarce, rich := model.GainClients(fed)
+	gainers := []int{scarce, rich}
+	local := make([]float64, len(gainers))
+	for k, j := range gainers {
+		local[k] = math.NaN()
+		if j >= 0 {
+			c := &fed.Clients[j]
+			est := model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support)
+			local[k] = model.Distance(est, c.Truth)
+		}
+	}
+	errs := func(theta, out []float64) {
+		for k, j := range gainers {
+			out[k] = math.NaN()
+			if j >= 0 {
+				out[k] = model.Distance(theta, fed.Clients[j].Truth)
+			}
+		}
+	}
+	fedErrs, err := federatedErrors(ctx, sc, fed, len(gainers), errs)
+	if err != nil {
+		return nil, err
+	}
+	for _, row := range fedErrs {
+		for k := range row {
+			row[k] = model.Gain(local[k], row[k], sc.Squared)
+		}
+	}
+	return fedErrs, nil
+}
+
+func evalPolynomial(ctx context.Context, sc Scenario) ([][]float64, error) {
+	fed, err := sc.polynomial().Generate(sc.Seed)
+	if err != nil {
+		return nil, &InputError{Msg: err.Error()}
+	}
+	delta := make([]float64, fed.Dim)
+	mse := func(theta, out []float64) {
+		for k := range delta {
+			delta[k] = theta[k] - fed.Truth[k]
+		}
+		out[0] = model.IntegratedSquare(delta)
+	}
+	out, err := federatedErrors(ctx, sc, fed, 1, mse)
+	if err != nil {
+		return nil, err
+	}
+	for i, row := range out {
+		out[i] = []float64{row[0], 1 / row[0]}
+	}
+	return out, nil
+}
+
+// federatedErrors returns, for every racer, the k errors that errs measures
+// of its federated model: at the closed-form limit, at the final round T, or
+// the minimum over rounds t = 0, …, T from θ_0 = 0 (PAPERS.md §8), each
+// error minimised separately. Rounds are the affine round map of the racer
+// (one d×d product per round), built once from the clients' spectra.
+func federatedErrors(ctx context.Context, sc Scenario, fed *datasets.Federation, k int,
+	errs func(theta, out []float64)) ([][]float64, error) {
+	spectra := model.SubspaceSpectra(fed)
+	w := make([]float64, len(fed.Clients))
+	for i := range fed.Clients {
+		w[i] = float64(fed.Clients[i].N) / float64(fed.N())
+	}
+	racers := sc.Resolve()
+	out := make([][]float64, len(racers))
+	cur := make([]float64, k)
+	for i, r := range racers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := algorithms.NewFedProxMap(spectra, w, fed.Dim, r.Spec.Eta)
+		if r.Spec.Kind == KindFedAvg {
+			m = algorithms.NewFedAvgMap(spectra, w, fed.Dim, r.Spec.Eta, r.Spec.LocalSteps)
+		}
+		out[i] = make([]float64, k)
+		if sc.FedError == model.FedErrorLimit {
+			errs(m.Limit(), out[i])
+			continue
+		}
+		theta, next := make([]float64, fed.Dim), make([]float64, fed.Dim)
+		errs(theta, out[i]) // t = 0
+		for t := 1; t <= sc.Rounds; t++ {
+			if t%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			m.Step(next, theta)
+			theta, next = next, theta
+			errs(theta, cur)
+			for j, e := range cur {
+				if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
+					if math.IsNaN(out[i][j]) { // no such client
+						continue
+					}
+					return nil, &RacerError{Label: r.Label, Err: &algorithms.DivergedError{Round: t, Eta: r.Spec.Eta, Limit: math.NaN()}}
+				}
+				if sc.FedError == model.FedErrorFinal || e < out[i][j] {
+					out[i][j] = e
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// polynomial returns the E000-5 federation the scenario describes: the
+// linear knobs clients, samples, noise and dim (= degree + 1) are reused.
+func (sc Scenario) polynomial() datasets.Polynomial {
+	d := sc.Data
+	return datasets.Polynomial{Clients: d.Clients, Samples: d.Samples, Degree: d.Dim - 1, Noise: d.Noise}
+}
+
+func (sc Scenario) polynomialSummary() string {
+	d := sc.Data
+	return fmt.Sprintf("U5 on [−1,1], M=%d disjoint intervals, n_i=%d (N=%d), degree %d, σ=%s, η=%s",
+		d.Clients, d.Samples, d.Clients*d.Samples, d.Dim-1, formatFloat(d.Noise), formatFloat(sc.Eta))
+}
+
+// SweepSummary is the one-line description of a sweep under the title.
+func (sc Scenario) SweepSummary() string {
+	s := sc.Sweep
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, formatFloat(s.Grid[0]), formatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
+	if sc.Family == FamilyPolynomial {
+		fmt.Fprintf(&b, "M=%d, σ=%s, η=%s", sc.Data.Clients, formatFloat(sc.Data.Noise), formatFloat(sc.Eta))
+	} else {
+		d := sc.Data
+		fmt.Fprintf(&b, "M=%d, d=%d, %d×%d + %d×%d, σ=%s", d.Clients, d.Dim, d.ScarceClients, d.ScarceSamples,
+			d.Clients-d.ScarceClients, d.Samples, formatFloat(d.Noise))
+		if s.Knob != "gamma" {
+			fmt.Fprintf(&b, ", Γ=%s", formatFloat(d.Gamma))
+		}
+		if s.Knob == "subspace_dim" {
+			fmt.Fprintf(&b, ", η=%s·r/d", formatFloat(sc.Eta))
+		} else {
+			fmt.Fprintf(&b, ", η=%s", formatFloat(sc.Eta))
+		}
+	}
+	switch sc.FedError {
+	case model.FedErrorLimit:
+		b.WriteString(" · limit")
+	case model.FedErrorFinal:
+		fmt.Fprintf(&b, " · round %d", sc.Rounds)
+	default:
+		fmt.Fprintf(&b, " · min over %d rounds", sc.Rounds)
+	}
+	return b.String()
+}
+
+// SweepPresetNames lists the presets that are sweeps.
+func SweepPresetNames() []string {
+	var out []string
+	for _, p := range presets {
+		if p.Scenario().IsSweep() {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// The sweep presets of paper 000 (PAPERS.md §1.9, defaults of §8).
+
+// fedGainBase is E000-3/4's federation: M = 20, d = 100, 10 data-scarce
+// clients with n_i = 50 and 10 data-rich ones with n_i = 500, σ = 0.5,
+// η = 0.1, racers FedAvg s = 1, 5, 10 and FedProx.
+func fedGainBase() Scenario {
+	sc := paradox()
+	sc.Family = FamilyFedGain
+	sc.Data = datasets.Linear{Clients: 20, Dim: 100, Samples: 500, ScarceClients: 10, ScarceSamples: 50, Noise: 0.5}
+	sc.Trials = 20
+	return sc
+}
+
+// fedGainModel is E000-3: FG against model heterogeneity Γ over 25
+// log-spaced values in [0.01, 30] (3 significant digits), radius scheme,
+// federated error = minimum over T = 200 rounds (PAPERS.md §8).
+func fedGainModel() Scenario {
+	sc := fedGainBase()
+	sc.Rounds = 200
+	sc.FedError = model.FedErrorMin
+	sc.Sweep = SweepSpec{Knob: "gamma", Grid: logGrid(0.01, 30, 25), LogX: true, Label: "model heterogeneity Γ"}
+	return sc
+}
+
+// fedGainCovariate is E000-4: FG against the covariate subspace dimension
+// r = 1, …, 100, one common truth, η = 0.1·r/d, federated error = the
+// closed-form limit (PAPERS.md §8: small r makes iterating slow).
+func fedGainCovariate() Scenario {
+	sc := fedGainBase()
+	sc.Rounds = 2000
+	sc.FedError = model.FedErrorLimit
+	grid := make([]float64, 100)
+	for i := range grid {
+		grid[i] = float64(i + 1)
+	}
+	sc.Sweep = SweepSpec{Knob: "subspace_dim", Grid: grid, Label: "covariate subspace dimension r",
+		Adjust: func(p *Scenario) {
+			if r := p.Data.SubspaceDim; r > 0 {
+				p.Eta *= float64(r) / float64(p.Data.Dim)
+			}
+		}}
+	return sc
+}
+
+// polynomialSweep is E000-5: the integrated MSE of fitting U5 against the
+// samples per client n_i = 1, …, 10 (N = 20, …, 200), 500 trials, federated
+// fit = the closed-form fixed point (PAPERS.md §8).
+func polynomialSweep() Scenario {
+	sc := paradox()
+	sc.Family = FamilyPolynomial
+	sc.Data = datasets.Linear{Clients: 20, Dim: 6, Samples: 10, Noise: 0.5}
+	sc.Rounds = 100_000
+	sc.Trials = 500
+	sc.FedError = model.FedErrorLimit
+	grid := make([]float64, 10)
+	for i := range grid {
+		grid[i] = float64(i + 1)
+	}
+	sc.Sweep = SweepSpec{Knob: "samples", Grid: grid, Label: "samples per client n_i (N = M·n_i)"}
+	return sc
+}
+
+// logGrid returns n log-spaced values from lo to hi, rounded to three
+// significant digits so that they read well in a table.
+func logGrid(lo, hi float64, n int) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		v := lo * math.Pow(hi/lo, float64(i)/float64(n-1))
+		out[i], _ = strconv.ParseFloat(strconv.FormatFloat(v, 'g', 3, 64), 64)
+	}
+	return out
+}
