@@ -55,6 +55,12 @@ func NewFedProxMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta flo
 // multiplier) and geo = input gain per eigenvalue.
 func newRoundMap(spectra []model.SubspaceSpectrum, w []float64, d int, coef func(lambda float64) (comp, geo float64)) RoundMap {
 	m := RoundMap{Dim: d, A: make([]float64, d*d), C: make([]float64, d)}
+	var work []float64
+	for i := range spectra {
+		if n := spectra[i].R * (spectra[i].K + spectra[i].R); n > len(work) {
+			work = make([]float64, n)
+		}
+	}
 	for i := range spectra {
 		sp := &spectra[i]
 		if w[i] == 0 || sp.K == 0 {
@@ -64,7 +70,7 @@ func newRoundMap(spectra []model.SubspaceSpectrum, w []float64, d int, coef func
 		for j, lam := range sp.Lambda {
 			comp[j], geo[j] = coef(lam)
 		}
-		sp.AddOuterTo(m.A, d, w[i], comp)
+		sp.AddOuterTo(m.A, d, w[i], comp, work)
 		sp.AddVecTo(m.C, w[i], geo)
 	}
 	return m

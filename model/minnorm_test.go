@@ -147,7 +147,7 @@ func TestSubspaceSpectrum(t *testing.T) {
 				ones[j] = sp.Lambda[j]
 			}
 			rebuilt := make([]float64, fed.Dim*fed.Dim)
-			sp.AddOuterTo(rebuilt, fed.Dim, 1, ones)
+			sp.AddOuterTo(rebuilt, fed.Dim, 1, ones, nil)
 			if !mat.EqualApprox(mat.NewDense(fed.Dim, fed.Dim, rebuilt), &g, 1e-10) {
 				t.Errorf("%s: P Q Λ Qᵀ Pᵀ differs from X_iᵀX_i/n_i", name)
 			}

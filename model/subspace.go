@@ -116,16 +116,19 @@ func SubspaceSpectra(fed *datasets.Federation) []SubspaceSpectrum {
 }
 
 // AddOuterTo adds w·P Q diag(f) Qᵀ Pᵀ to the d×d row-major matrix a, where
-// f has one entry per eigenpair. It costs O(r² k) and allocates one r×r
-// scratch matrix.
-func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float64) {
+// f has one entry per eigenpair. It costs O(r² k); work, if it holds at
+// least r·k + r² numbers, is used as scratch instead of allocating.
+func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float64, work []float64) {
 	r, k := sp.R, sp.K
 	if k == 0 || w == 0 {
 		return
 	}
+	if len(work) < r*k+r*r {
+		work = make([]float64, r*k+r*r)
+	}
 	// Scale the columns of Q by f (or √f, to use the symmetric rank-k
 	// update, when every f is ≥ 0, which holds for stable step sizes).
-	qf := make([]float64, r*k)
+	qf, out := work[:r*k], work[r*k:r*k+r*r]
 	nonneg := true
 	for _, v := range f[:k] {
 		nonneg = nonneg && v >= 0
@@ -139,7 +142,6 @@ func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float6
 			}
 		}
 	}
-	out := make([]float64, r*r)
 	qfm := blas64.General{Rows: r, Cols: k, Stride: k, Data: qf}
 	if nonneg {
 		blas64.Syrk(blas.NoTrans, 1, qfm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: out})
