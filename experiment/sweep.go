@@ -57,6 +57,7 @@ type SweepMetric struct {
 	Name    string  // snake_case stem, e.g. fg_scarce
 	Caption string  // what the chart shows, e.g. "FG of the first data-scarce client"
 	Ref     float64 // a level drawn as a dashed reference line (FG = 1); NaN for none
+	RefNote string  // what the reference line means, e.g. "FG = 1"
 }
 
 // sweepFamily is what a family supplies to be swept (see the package note

@@ -19,13 +19,9 @@ import (
 // measured as Scenario.FedError says.
 var fedGainFamily = sweepFamily{
 	metrics: func(sc Scenario) []SweepMetric {
-		ratio := "‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖"
-		if sc.Squared {
-			ratio = "‖θ̂_j − θ_j*‖² / ‖θ_fed − θ_j*‖²"
-		}
 		return []SweepMetric{
-			{Name: "fg_scarce", Caption: "FG of the first data-scarce client, " + ratio, Ref: 1},
-			{Name: "fg_rich", Caption: "FG of the first data-rich client, " + ratio, Ref: 1},
+			{Name: "fg_scarce", Caption: "FG, first data-scarce client", Ref: 1, RefNote: "FG = 1"},
+			{Name: "fg_rich", Caption: "FG, first data-rich client", Ref: 1, RefNote: "FG = 1"},
 		}
 	},
 	evaluate: evalFedGain,
@@ -38,8 +34,8 @@ var fedGainFamily = sweepFamily{
 var polynomialFamily = sweepFamily{
 	metrics: func(Scenario) []SweepMetric {
 		return []SweepMetric{
-			{Name: "mse", Caption: "MSE ∫(f̂ − U5)² dx", Ref: math.NaN()},
-			{Name: "inv_mse", Caption: "1/MSE (the minimax rate is linear in N)", Ref: math.NaN()},
+			{Name: "mse", Caption: "MSE = ∫(f̂ − U5)² dx over [−1, 1]", Ref: math.NaN()},
+			{Name: "inv_mse", Caption: "1/MSE (linear in N at the minimax rate)", Ref: math.NaN()},
 		}
 	},
 	evaluate: evalPolynomial,

@@ -94,6 +94,11 @@ type Model struct {
 	// redraws them, so View only joins cached strings.
 	dirty, frameScheduled bool
 	frame                 string
+
+	// sweep is the sweep view (sweep.go), non-nil while a sweep preset is
+	// open; it then receives every message.
+	sweep       *sweepView
+	sweepRunner SweepRunner
 }
 
 // Option configures a Model.
@@ -109,6 +114,7 @@ func WithClock(now func() time.Time) Option { return func(m *Model) { m.now = no
 func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Model {
 	m := &Model{ctx: ctx, runner: experimentRunner, now: time.Now, sc: sc, styles: newStyles(),
 		keys: defaultKeyMap(), help: newHelp(), logY: true, width: 80, height: 24, facts: experiment.NoFacts()}
+	m.sweepRunner = experiment.RunSweep
 	for _, o := range opts {
 		o(m)
 	}
@@ -117,12 +123,20 @@ func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Mode
 }
 
 // Init starts the first run.
-func (m *Model) Init() tea.Cmd { return m.restart() }
+func (m *Model) Init() tea.Cmd {
+	if m.sc.IsSweep() {
+		return m.openSweep(m.sc)
+	}
+	return m.restart()
+}
 
 // Close cancels the active run; tui.Main defers it.
 func (m *Model) Close() {
 	if m.cancel != nil {
 		m.cancel()
+	}
+	if m.sweep != nil {
+		m.sweep.close()
 	}
 }
 
@@ -149,6 +163,9 @@ func (m *Model) restart() tea.Cmd {
 // Update handles global keys first, then sizes, run messages, and finally
 // the keys of the active screen.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.sweep != nil {
+		return m.updateSweep(msg)
+	}
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if key.Matches(msg, m.keys.Quit) && (m.screen == screenRun || msg.String() == "ctrl+c") {
@@ -280,6 +297,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		sc := m.sc
 		sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, key.Matches(msg, k.HeteroUp))
 		return m.apply(sc)
+	case key.Matches(msg, k.SubspaceDown), key.Matches(msg, k.SubspaceUp):
+		return m.apply(stepSubspace(m.sc, key.Matches(msg, k.SubspaceUp)))
 	case key.Matches(msg, k.BatchDown), key.Matches(msg, k.BatchUp):
 		sc := m.sc
 		sc.Batch = stepBatch(sc.Batch, sc.Data.Samples, key.Matches(msg, k.BatchUp))
@@ -300,6 +319,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 // apply switches to a changed scenario and restarts at once, or keeps the
 // old one and explains why the change is not allowed.
 func (m *Model) apply(sc experiment.Scenario) tea.Cmd {
+	if sc.IsSweep() {
+		return m.openSweep(sc)
+	}
 	if err := sc.Validate(); err != nil {
 		m.notice = err.Error()
 		m.render()
@@ -388,6 +410,9 @@ func (m *Model) export() tea.Cmd {
 
 // View joins the cached pieces; all drawing happens in render.
 func (m *Model) View() string {
+	if m.sweep != nil {
+		return m.sweep.frame
+	}
 	return m.frame
 }
 

@@ -25,6 +25,10 @@ type chartSpec struct {
 	reference     *series  // dashed horizontal reference line, drawn first
 	xAxis         bool     // draw the round axis below
 	color         bool     // emit ANSI colours
+	// xValues, when set, labels the x axis with these values instead of
+	// round numbers: point i of every series sits at xValues[i] (a sweep's
+	// grid, evenly spaced by index even when the grid is log-spaced).
+	xValues []float64
 }
 
 // plotChart renders a chart as exactly height lines of at most width cells.
@@ -70,9 +74,18 @@ func plotChart(c chartSpec) string {
 		opts = append(opts, asciigraph.SeriesColors(colors...))
 	}
 	if c.xAxis {
-		opts = append(opts, asciigraph.XAxisRange(1, float64(c.rounds)),
+		lo, hi := 1.0, float64(c.rounds)
+		label := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
+		if c.xValues != nil {
+			lo, hi = 0, float64(len(c.xValues)-1)
+			label = func(v float64) string {
+				i := min(max(int(math.Round(v)), 0), len(c.xValues)-1)
+				return strconv.FormatFloat(c.xValues[i], 'g', 3, 64)
+			}
+		}
+		opts = append(opts, asciigraph.XAxisRange(lo, hi),
 			asciigraph.XAxisTickCount(min(6, max(2, plotWidth/12))),
-			asciigraph.XAxisValueFormatter(func(v float64) string { return strconv.Itoa(int(math.Round(v))) }))
+			asciigraph.XAxisValueFormatter(label))
 	}
 	out := asciigraph.PlotMany(data, opts...)
 	return fitBox(out, c.width, c.height)
@@ -168,7 +181,9 @@ func tickLabel(v, step, lo, hi float64, logY bool) string {
 		}
 		return powerOfTen(int(k))
 	}
-	if math.Abs(v-k) > step/2+1e-9 {
+	// The row nearest to 10^k is labelled; of two rows equally near, only
+	// the upper one (d = +step/2), so a decade is never labelled twice.
+	if d := v - k; d > step/2+1e-9 || d <= -step/2+1e-9 {
 		return ""
 	}
 	every := max(1, int(math.Ceil(2*step-1e-9))) // at most one label per two rows

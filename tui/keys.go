@@ -8,6 +8,7 @@ type keyMap struct {
 	EtaDown, EtaUp                   key.Binding
 	StepsDown, StepsUp               key.Binding
 	HeteroDown, HeteroUp             key.Binding
+	SubspaceDown, SubspaceUp         key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
 	Help, Quit                       key.Binding
@@ -15,23 +16,25 @@ type keyMap struct {
 
 func defaultKeyMap() keyMap {
 	return keyMap{
-		Pause:      key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
-		Restart:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
-		NewSeed:    key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new seed")),
-		EtaDown:    key.NewBinding(key.WithKeys("["), key.WithHelp("[", "η down")),
-		EtaUp:      key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "η up")),
-		StepsDown:  key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "local steps down")),
-		StepsUp:    key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
-		HeteroDown: key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
-		HeteroUp:   key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
-		BatchDown:  key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "smaller minibatch")),
-		BatchUp:    key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "larger minibatch")),
-		Algorithms: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "algorithms")),
-		Presets:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
-		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
-		Log:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
-		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Pause:        key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "pause/resume")),
+		Restart:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "restart")),
+		NewSeed:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new seed")),
+		EtaDown:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "η down")),
+		EtaUp:        key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "η up")),
+		StepsDown:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "local steps down")),
+		StepsUp:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
+		HeteroDown:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
+		HeteroUp:     key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
+		SubspaceDown: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "subspace r down")),
+		SubspaceUp:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "subspace r up")),
+		BatchDown:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "smaller minibatch")),
+		BatchUp:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "larger minibatch")),
+		Algorithms:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "algorithms")),
+		Presets:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
+		Export:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
+		Log:          key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
+		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
 }
 
@@ -53,7 +56,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Pause, k.Restart, k.NewSeed, k.Log, k.Export},
 		{k.EtaDown, k.EtaUp, k.StepsDown, k.StepsUp},
-		{k.HeteroDown, k.HeteroUp, k.BatchDown, k.BatchUp},
+		{k.HeteroDown, k.HeteroUp, k.SubspaceDown, k.SubspaceUp, k.BatchDown, k.BatchUp},
 		{k.Algorithms, k.Presets, k.Help, k.Quit},
 	}
 }

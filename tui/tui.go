@@ -37,8 +37,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return experiment.ExitUsage
 	}
 	if f, ok := stdout.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+		cmd := "run"
+		if sc.IsSweep() {
+			cmd = "sweep"
+		}
 		fmt.Fprintf(stderr, "fedscope: standard output is not a terminal; for headless output run\n"+
-			"  fedscope run --preset %s --format csv\n", sc.Preset)
+			"  fedscope %s --preset %s --format csv\n", cmd, sc.Preset)
 		return experiment.ExitUsage
 	}
 	m := NewModel(ctx, sc)

@@ -1,0 +1,571 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/progress"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// SweepRunner runs a sweep scenario, calling emit once per finished (grid
+// value, trial) evaluation. The real one is experiment.RunSweep; tests
+// inject fakes.
+type SweepRunner func(ctx context.Context, sc experiment.Scenario, emit func(experiment.TrialResult)) error
+
+// WithSweepRunner replaces the sweep engine (tests use fakes).
+func WithSweepRunner(r SweepRunner) Option { return func(m *Model) { m.sweepRunner = r } }
+
+// Messages of a sweep, tagged with the id of the sweep that sent them.
+type (
+	trialMsg struct {
+		runID  int
+		result experiment.TrialResult
+	}
+	// trialsMsg is a batch of trials drained at once; tail is the non-trial
+	// message that ended the batch, if any.
+	trialsMsg struct {
+		runID   int
+		results []experiment.TrialResult
+		tail    tea.Msg
+	}
+	sweepDoneMsg struct {
+		runID int
+		err   error
+	}
+)
+
+// sweepState extends the run states with a sweep stopped by the user.
+const stateStopped runState = stateFailed + 1
+
+// sweepView is the sweep screen: one chart per metric with x the swept knob
+// and y the trial mean on a log axis, one series per racer, a dashed
+// reference line where the metric has one (FG = 1), and a progress bar.
+type sweepView struct {
+	sc      experiment.Scenario
+	runID   int
+	cancel  context.CancelFunc
+	ch      <-chan tea.Msg
+	waiting bool // a waitForTrials command is outstanding on ch
+	paused  bool
+	state   runState
+	table   *experiment.SweepTable
+	started time.Time
+	elapsed time.Duration
+	fatal   string
+	notice  string
+	screen  screen
+	picker  picker
+	bar     progress.Model
+
+	dirty, frameScheduled bool
+	frame                 string
+}
+
+// sweepKeys are the bindings of the sweep view: the run view's where they
+// mean the same, plus stop, the FG ratio and the federated-error mode.
+type sweepKeys struct {
+	keyMap
+	Stop, Ratio, FedError key.Binding
+}
+
+func defaultSweepKeys(k keyMap) sweepKeys {
+	return sweepKeys{keyMap: k,
+		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop (keep the trials done)")),
+		Ratio:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "FG ratio: norms / squared")),
+		FedError: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "federated error: min / final / limit")),
+	}
+}
+
+// ShortHelp is the one-line reminder of the sweep view.
+func (k sweepKeys) ShortHelp() []key.Binding {
+	return []key.Binding{
+		withHelp("space", "pause", k.Pause), withHelp("x", "stop", k.Stop), withHelp("r", "restart", k.Restart),
+		withHelp("s", "FG²", k.Ratio), withHelp("f", "fed error", k.FedError),
+		withHelp("?", "more keys", k.Help), k.Quit,
+	}
+}
+
+// FullHelp is the help overlay of the sweep view.
+func (k sweepKeys) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Pause, k.Stop, k.Restart, k.NewSeed},
+		{k.Ratio, k.FedError, k.Log, k.Export},
+		{k.Presets, k.Help, k.Quit},
+	}
+}
+
+func withHelp(keys, desc string, b key.Binding) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(keys, desc))
+}
+
+// openSweep switches the model to the sweep view of sc and starts it.
+func (m *Model) openSweep(sc experiment.Scenario) tea.Cmd {
+	if err := sc.Validate(); err != nil {
+		m.notice = err.Error()
+		m.render()
+		return nil
+	}
+	m.Close()
+	m.runID++ // messages of the run view's last run are now stale
+	m.sc = sc
+	bar := progress.New(progress.WithoutPercentage())
+	if m.styles.color {
+		bar = progress.New(progress.WithoutPercentage(), progress.WithDefaultGradient())
+	}
+	m.sweep = &sweepView{sc: sc, bar: bar}
+	return m.restartSweep()
+}
+
+// closeSweep cancels the active sweep.
+func (v *sweepView) close() {
+	if v.cancel != nil {
+		v.cancel()
+	}
+}
+
+// restartSweep cancels the active sweep and starts its scenario afresh.
+func (m *Model) restartSweep() tea.Cmd {
+	v := m.sweep
+	v.close()
+	v.runID++
+	ctx, cancel := context.WithCancel(m.ctx)
+	v.cancel = cancel
+	v.table, _ = experiment.NewSweepTable(v.sc) // validated by openSweep and applySweep
+	v.fatal, v.notice = "", ""
+	v.state = stateRunning
+	v.started, v.elapsed = m.now(), 0
+	v.ch = startSweepStream(ctx, v.runID, m.sweepRunner, v.sc)
+	m.renderSweep()
+	return v.rearm()
+}
+
+// applySweep switches to a changed sweep scenario and restarts at once.
+func (m *Model) applySweep(sc experiment.Scenario) tea.Cmd {
+	if err := sc.Validate(); err != nil {
+		m.sweep.notice = err.Error()
+		m.renderSweep()
+		return nil
+	}
+	m.sc, m.sweep.sc = sc, sc
+	return m.restartSweep()
+}
+
+func (v *sweepView) rearm() tea.Cmd {
+	if v.paused || v.ch == nil {
+		v.waiting = false
+		return nil
+	}
+	v.waiting = true
+	return waitForTrials(v.ch)
+}
+
+// updateSweep is Update while the sweep view is open.
+func (m *Model) updateSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
+	v := m.sweep
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if key.Matches(msg, m.keys.Quit) && (v.screen == screenRun || msg.String() == "ctrl+c") {
+			v.close()
+			return m, tea.Quit
+		}
+		return m, m.sweepKey(msg)
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		m.renderSweep()
+	case trialsMsg:
+		if msg.runID != v.runID {
+			return m, nil
+		}
+		for _, r := range msg.results {
+			v.table.Add(r)
+		}
+		v.elapsed = m.now().Sub(v.started)
+		cmd := v.scheduleFrame()
+		if msg.tail != nil {
+			_, tail := m.updateSweep(msg.tail)
+			return m, tea.Batch(cmd, tail)
+		}
+		return m, tea.Batch(cmd, v.rearm())
+	case sweepDoneMsg:
+		if msg.runID != v.runID {
+			return m, nil
+		}
+		v.waiting = false
+		v.elapsed = m.now().Sub(v.started)
+		v.state = stateDone
+		if msg.err != nil {
+			v.state, v.fatal = stateFailed, msg.err.Error()
+		}
+		m.renderSweep()
+	case frameMsg:
+		v.frameScheduled = false
+		if v.dirty {
+			m.renderSweep()
+		}
+	case exportedMsg:
+		v.notice = fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+		if msg.err != nil {
+			v.notice = "export failed: " + msg.err.Error()
+		}
+		m.renderSweep()
+	}
+	return m, nil
+}
+
+func (v *sweepView) scheduleFrame() tea.Cmd {
+	v.dirty = true
+	if v.frameScheduled {
+		return nil
+	}
+	v.frameScheduled = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+func (m *Model) sweepKey(msg tea.KeyMsg) tea.Cmd {
+	v := m.sweep
+	switch v.screen {
+	case screenHelp:
+		if key.Matches(msg, m.keys.Help) || msg.String() == "esc" || msg.String() == "q" {
+			v.screen = screenRun
+			m.renderSweep()
+		}
+		return nil
+	case screenPresets:
+		var res pickerResult
+		v.picker, res = v.picker.update(msg)
+		switch res {
+		case pickerCancelled:
+			v.screen = screenRun
+		case pickerApplied:
+			v.screen = screenRun
+			p, err := experiment.LookupPreset(v.picker.items[v.picker.cursor].preset)
+			if err != nil {
+				v.notice = err.Error()
+				break
+			}
+			if sc := p.Scenario(); sc.IsSweep() {
+				return m.applySweep(sc)
+			}
+			// Back to the run view.
+			v.close()
+			m.sweep = nil
+			m.screen = screenRun
+			return m.apply(p.Scenario())
+		}
+		m.renderSweep()
+		return nil
+	}
+	k := defaultSweepKeys(m.keys)
+	v.notice = ""
+	sc := v.sc
+	switch {
+	case key.Matches(msg, k.Help):
+		v.screen = screenHelp
+	case key.Matches(msg, k.Pause):
+		return m.toggleSweepPause()
+	case key.Matches(msg, k.Stop):
+		if v.state == stateRunning {
+			v.close()
+			v.ch, v.waiting, v.state = nil, false, stateStopped
+			v.elapsed = m.now().Sub(v.started)
+		}
+	case key.Matches(msg, k.Restart):
+		return m.restartSweep()
+	case key.Matches(msg, k.NewSeed):
+		sc.Seed++
+		return m.applySweep(sc)
+	case key.Matches(msg, k.Ratio):
+		if sc.Family != experiment.FamilyFedGain {
+			v.notice = "the FG ratio applies to the federation-gain sweeps only"
+			break
+		}
+		sc.Squared = !sc.Squared
+		return m.applySweep(sc)
+	case key.Matches(msg, k.FedError):
+		if sc.Family != experiment.FamilyFedGain {
+			v.notice = fmt.Sprintf("this sweep uses the closed-form limit (iterating would need %d rounds per fit)", sc.Rounds)
+			break
+		}
+		sc.FedError = model.FedErrors[(int(sc.FedError)+1)%len(model.FedErrors)]
+		return m.applySweep(sc)
+	case key.Matches(msg, k.Log):
+		m.logY = !m.logY
+	case key.Matches(msg, k.Presets):
+		v.screen, v.picker = screenPresets, presetPicker(sc.Preset)
+	case key.Matches(msg, k.Export):
+		t := v.table.Snapshot()
+		base := fmt.Sprintf("fedscope-%s-seed%d", sc.Preset, sc.Seed)
+		return func() tea.Msg {
+			path, err := experiment.ExportNew(base, ".csv", func(w io.Writer) error { return t.Write(w, experiment.CSV) })
+			return exportedMsg{path: path, rows: t.Rows(), err: err}
+		}
+	}
+	m.renderSweep()
+	return nil
+}
+
+func (m *Model) toggleSweepPause() tea.Cmd {
+	v := m.sweep
+	v.paused = !v.paused
+	var cmd tea.Cmd
+	if !v.paused && !v.waiting && v.state == stateRunning {
+		v.started = m.now().Add(-v.elapsed)
+		cmd = v.rearm()
+	}
+	m.renderSweep()
+	return cmd
+}
+
+// renderSweep lays out and draws the sweep view into its frame.
+func (m *Model) renderSweep() {
+	v := m.sweep
+	v.dirty = false
+	w, h := m.width, m.height
+	if w <= 0 || h <= 0 {
+		v.frame = ""
+		return
+	}
+	title := m.styles.title.Render("fedscope · "+v.sc.Preset) + "  " + m.styles.summary.Render(v.sc.SweepSummary())
+	status := m.sweepStatus()
+	if w < minWidth || h < minHeight {
+		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d)", minWidth, minHeight, w, h)
+		v.frame = fitBox(strings.Join([]string{title, status, msg}, "\n"), w, h)
+		return
+	}
+	messages := m.sweepMessages(w)
+	body := h - 4 - len(messages) // title, legend, progress, status
+	var middle string
+	switch v.screen {
+	case screenHelp:
+		m.help.ShowAll = true
+		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+
+			"Sweeps average many trials per value of the swept knob; curves refine as trials arrive.\n"+
+			"Every change restarts the sweep at once. The dashed line is FG = 1: above it, joining helps.\n\n"+
+			m.help.View(defaultSweepKeys(m.keys))+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
+		m.help.ShowAll = false
+	case screenPresets:
+		middle = v.picker.view(m.styles, w, body)
+	default:
+		middle = m.sweepCharts(w, body)
+	}
+	lines := []string{ansi.Truncate(title, w, "…"), middle, m.sweepLegend(w), m.sweepProgress(w),
+		ansi.Truncate(status, w, "…")}
+	v.frame = fitBox(strings.Join(append(lines, messages...), "\n"), w, h)
+}
+
+// sweepCharts draws one chart per metric, stacked; the last carries the x
+// axis labelled with the grid's values.
+func (m *Model) sweepCharts(w, h int) string {
+	v := m.sweep
+	t := v.table
+	k := len(t.Metrics)
+	if k == 0 {
+		return fitBox("", w, h)
+	}
+	plotRows := h - k - 2 // one caption per chart, and the x axis
+	scale := "log"
+	if !m.logY {
+		scale = "linear"
+	}
+	var parts []string
+	for mi, metric := range t.Metrics {
+		rows := plotRows / k
+		if mi == k-1 {
+			rows = plotRows - rows*(k-1) + 2
+		}
+		curves := make([]series, len(t.Labels))
+		for r := range t.Labels {
+			vals := make([]float64, len(t.Grid))
+			for i := range vals {
+				vals[i], _, _ = t.Stat(i, r, mi)
+			}
+			look := lookOf(r)
+			curves[r] = series{values: fillGaps(vals, m.logY), glyph: look.charSet(), color: look.color}
+		}
+		spec := chartSpec{width: w, height: rows, rounds: len(t.Grid), logY: m.logY, curves: curves,
+			color: m.styles.color, xAxis: mi == k-1, xValues: t.Grid}
+		note := ""
+		if !math.IsNaN(metric.Ref) {
+			ref := make([]float64, len(t.Grid))
+			for i := range ref {
+				ref[i] = metric.Ref
+			}
+			spec.reference = &series{values: ref, glyph: referenceCharSet, color: referenceColor}
+			note = "   " + referenceGlyph + " " + metric.RefNote
+		}
+		parts = append(parts, m.styles.caption.Render(metric.Caption)+m.styles.muted.Render(" ("+scale+")"+note),
+			plotChart(spec))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// fillGaps joins the grid points that have data by straight lines (in log
+// space on a log axis) so that the coarse first pass already reads as a
+// curve; points outside the known range stay empty.
+func fillGaps(vals []float64, logY bool) []float64 {
+	out := append([]float64(nil), vals...)
+	ok := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && (!logY || x > 0) }
+	prev := -1
+	for i, x := range vals {
+		if !ok(x) {
+			continue
+		}
+		if prev >= 0 && i-prev > 1 {
+			a, b := vals[prev], x
+			for j := prev + 1; j < i; j++ {
+				f := float64(j-prev) / float64(i-prev)
+				if logY {
+					out[j] = math.Exp((1-f)*math.Log(a) + f*math.Log(b))
+				} else {
+					out[j] = (1-f)*a + f*b
+				}
+			}
+		}
+		prev = i
+	}
+	return out
+}
+
+func (m *Model) sweepLegend(w int) string {
+	var parts []string
+	for i, l := range m.sweep.table.Labels {
+		look := lookOf(i)
+		parts = append(parts, m.styles.paint(look.glyph+" "+l, look.color))
+	}
+	legend := strings.Join(parts, "  ")
+	if sc := m.sweep.sc; sc.Family == experiment.FamilyFedGain {
+		// The ratio plotted, named as the issue asks: norms by default,
+		// squared norms (Definition 1 of paper 000) on request.
+		ratio := "FG = ‖θ̂−θ*‖/‖θ_fed−θ*‖"
+		if sc.Squared {
+			ratio = "FG = ‖θ̂−θ*‖²/‖θ_fed−θ*‖²"
+		}
+		legend += "   " + ratio
+	}
+	return ansi.Truncate(legend, w, "…")
+}
+
+// sweepProgress is the progress bar with trials done, elapsed time and ETA.
+func (m *Model) sweepProgress(w int) string {
+	v := m.sweep
+	p := experiment.Progress{Done: v.table.Done(), Total: v.table.Total(), Elapsed: v.elapsed}
+	text := fmt.Sprintf(" %d/%d · %s", p.Done, p.Total, clock(p.Elapsed))
+	if v.state == stateRunning && p.Done > 0 {
+		text += " · ETA " + clock(p.ETA())
+	}
+	v.bar.Width = max(w-ansi.StringWidth(text)-1, 10)
+	return ansi.Truncate(v.bar.ViewAs(p.Fraction())+text, w, "…")
+}
+
+func (m *Model) sweepStatus() string {
+	v := m.sweep
+	state := map[runState]string{stateRunning: "running", stateDone: "done", stateFailed: "failed", stateStopped: "stopped"}[v.state]
+	if v.paused && v.state == stateRunning {
+		state = "paused"
+	}
+	parts := []string{state, "seed " + itoa(int(v.sc.Seed)), "x: " + v.sc.Sweep.Label}
+	if v.sc.Family == experiment.FamilyFedGain {
+		parts = append(parts, "fed error: "+v.sc.FedError.String())
+	}
+	return m.styles.status.Render(strings.Join(parts, " · "))
+}
+
+func (m *Model) sweepMessages(w int) []string {
+	v := m.sweep
+	var msgs []string
+	if v.fatal != "" {
+		msgs = append(msgs, m.styles.errorLine.Render(v.fatal))
+	}
+	if v.notice != "" {
+		msgs = append(msgs, m.styles.notice.Render(v.notice))
+	}
+	if len(msgs) == 0 {
+		return []string{m.help.ShortHelpView(defaultSweepKeys(m.keys).ShortHelp())}
+	}
+	var lines []string
+	for _, s := range msgs {
+		lines = append(lines, strings.Split(ansi.Wrap(s, w, " "), "\n")...)
+	}
+	if len(lines) > 3 {
+		lines = append(lines[:2], ansi.Truncate(lines[2], w-1, "")+"…")
+	}
+	return lines
+}
+
+// clock formats a duration as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// startSweepStream runs the sweep in a goroutine that sends its messages on
+// a small buffered channel, selecting on ctx.Done() so it never blocks after
+// cancellation; a full channel (paused view) makes the workers wait.
+func startSweepStream(ctx context.Context, runID int, run SweepRunner, sc experiment.Scenario) <-chan tea.Msg {
+	ch := make(chan tea.Msg, 64)
+	go func() {
+		defer close(ch)
+		send := func(msg tea.Msg) {
+			select {
+			case ch <- msg:
+			case <-ctx.Done():
+			}
+		}
+		err := run(ctx, sc, func(r experiment.TrialResult) { send(trialMsg{runID, r}) })
+		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
+			return
+		}
+		send(sweepDoneMsg{runID, err})
+	}()
+	return ch
+}
+
+// waitForTrials reads the next message of a sweep, draining every trial that
+// is already waiting into one batch.
+func waitForTrials(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		msg, ok := <-ch
+		if !ok {
+			return nil
+		}
+		first, isTrial := msg.(trialMsg)
+		if !isTrial {
+			return msg
+		}
+		batch := trialsMsg{runID: first.runID, results: []experiment.TrialResult{first.result}}
+		for len(batch.results) < maxBatch {
+			select {
+			case next, ok := <-ch:
+				if !ok {
+					return batch
+				}
+				if t, isTrial := next.(trialMsg); isTrial && t.runID == batch.runID {
+					batch.results = append(batch.results, t.result)
+					continue
+				}
+				batch.tail = next
+				return batch
+			default:
+				return batch
+			}
+		}
+		return batch
+	}
+}
+
+var _ help.KeyMap = sweepKeys{}
