@@ -133,13 +133,17 @@ func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float6
 	for _, v := range f[:k] {
 		nonneg = nonneg && v >= 0
 	}
+	scale := out[:k] // free until the product below
+	for j, v := range f[:k] {
+		scale[j] = v
+		if nonneg {
+			scale[j] = math.Sqrt(v)
+		}
+	}
 	for row := 0; row < r; row++ {
-		for j := 0; j < k; j++ {
-			if nonneg {
-				qf[row*k+j] = sp.Q[row*k+j] * math.Sqrt(f[j])
-			} else {
-				qf[row*k+j] = sp.Q[row*k+j] * f[j]
-			}
+		q, dst := sp.Q[row*k:(row+1)*k], qf[row*k:(row+1)*k]
+		for j, c := range scale {
+			dst[j] = q[j] * c
 		}
 	}
 	qfm := blas64.General{Rows: r, Cols: k, Stride: k, Data: qf}
