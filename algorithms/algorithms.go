@@ -23,6 +23,14 @@ type Round struct {
 	EstError float64   // ‖θ_t − θ*‖
 	// ClientError is Σ w_i ‖θ_t − θ_i*‖ under model heterogeneity, NaN otherwise.
 	ClientError float64
+
+	// Ridge and low-rank families (papers 003, 001); NaN where they do not apply.
+	TestMSE  float64 // test mean squared error (PAPERS.md §4.7)
+	TestAcc  float64 // test accuracy of the argmax prediction (classification)
+	Subopt   float64 // F(θ_t) − F_* (PAPERS.md §2.1)
+	Oracle   float64 // cumulative federated oracle complexity Γ (Definition 1, §2.3)
+	CommUp   float64 // cumulative numbers sent by clients to the server
+	CommDown float64 // cumulative numbers sent by the server to clients
 }
 
 // Algorithm is one racer: a federated method with its parameters.
@@ -40,9 +48,14 @@ type DivergedError struct {
 	Limit float64
 	// Of names the Hessian the limit refers to, e.g. "the local Hessians".
 	Of string
+	// Reason, when set, explains the divergence instead of η and Limit.
+	Reason string
 }
 
 func (e *DivergedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("diverged at round %d: %s", e.Round, e.Reason)
+	}
 	if math.IsNaN(e.Limit) || e.Eta < e.Limit {
 		return fmt.Sprintf("diverged at round %d with η=%.4g", e.Round, e.Eta)
 	}
