@@ -126,10 +126,10 @@ func closeTo(t *testing.T, what string, got []float64, want *mat.Dense, tol floa
 // regression and one-hot classification.
 func TestRidgeClosedForms(t *testing.T) {
 	for _, test := range []struct {
-		name           string
-		sizes          []int
-		d, classes     int
-		lambda         float64
+		name       string
+		sizes      []int
+		d, classes int
+		lambda     float64
 	}{
 		{"primal regression", []int{40, 60, 30}, 8, 0, 0.1},
 		{"dual clients", []int{5, 3, 50}, 8, 0, 0.01},
