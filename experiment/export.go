@@ -88,6 +88,10 @@ var linearColumns = []Column{
 // columnsFor returns the metric columns of a family.
 func columnsFor(f Family) []Column {
 	switch f {
+	case FamilyNewton:
+		return newtonColumns
+	case FamilyLowRank:
+		return lowRankColumns
 	default:
 		return linearColumns
 	}

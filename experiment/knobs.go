@@ -82,7 +82,7 @@ var knobs = []Knob{
 			return strings.Join(parts, ",")
 		},
 		set: func(s *Scenario, v string) error {
-			rs, err := ParseRacers(v)
+			rs, err := parseRacersFor(s.Family, v)
 			if err != nil {
 				return err
 			}
@@ -105,6 +105,9 @@ func (sc *Scenario) Set(key, value string) error {
 		}
 		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(names, ", "))}
 	}
+	if err := checkFamily(sc, key, value); err != nil {
+		return err
+	}
 	if err := knobs[i].set(sc, strings.TrimSpace(value)); err != nil {
 		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, knobs[i].Help)}
 	}
@@ -124,7 +127,7 @@ func (sc *Scenario) Get(key string) string {
 // SetAll applies "key=value" assignments in order, then validates the whole
 // scenario so that cross-knob limits (e.g. subspace_dim ≤ dim) are checked.
 func (sc *Scenario) SetAll(assignments []string) error {
-	for _, a := range assignments {
+	for _, a := range hoistData(assignments) {
 		key, value, ok := strings.Cut(a, "=")
 		if !ok {
 			return &InputError{Msg: fmt.Sprintf("--set %q: expected key=value, e.g. eta=0.05", a)}

@@ -19,8 +19,9 @@ type Point struct {
 
 // Result describes a finished (or cancelled) race.
 type Result struct {
-	Racers  []Racer
-	Problem *model.Problem
+	Racers   []Racer
+	Problem  *model.Problem
+	Prepared *Prepared // newton and lowrank families
 	// Errs holds, per racer, why it stopped early: a *RacerError wrapping an
 	// *algorithms.DivergedError, or nil when it ran all rounds.
 	Errs []error
@@ -103,6 +104,8 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	switch sc.Family {
 	case FamilyLinear:
 		return runLinear(ctx, sc, emit)
+	case FamilyNewton, FamilyLowRank:
+		return runFamily(ctx, sc, emit)
 	}
 	return Result{}, fmt.Errorf("experiment: unknown family %q", sc.Family)
 }

@@ -35,6 +35,8 @@ type Scenario struct {
 	Racers     []RacerSpec     // the algorithms raced side by side
 	Rounds     int             // communication rounds T
 	Seed       uint64          // master seed of every random draw
+	Newton     NewtonConfig    // FamilyNewton: data and ridge model (families.go)
+	LowRank    LowRankConfig   // FamilyLowRank: FedLRGD problem (families.go)
 }
 
 // Kinds of racer.
@@ -50,6 +52,8 @@ type RacerSpec struct {
 	LocalSteps int     // pinned s (FedAvg); 0 follows Scenario.LocalSteps
 	Batch      int     // pinned B; -1 follows Scenario.Batch, 0 forces full batch
 	Eta        float64 // pinned η; 0 follows Scenario.Eta
+	Rank       int     // pinned FedLRGD rank r; 0 follows Scenario.LowRank.Rank
+	Mu         float64 // pinned FedProx λ_prox (newton family); 0 follows Scenario.Newton.LambdaProx
 }
 
 // String returns the spec in the syntax ParseRacers reads.
@@ -65,6 +69,12 @@ func (r RacerSpec) String() string {
 	if r.Eta > 0 {
 		fmt.Fprintf(&b, ":eta=%s", formatFloat(r.Eta))
 	}
+	if r.Rank > 0 {
+		fmt.Fprintf(&b, ":r=%d", r.Rank)
+	}
+	if r.Mu > 0 {
+		fmt.Fprintf(&b, ":mu=%s", formatFloat(r.Mu))
+	}
 	return b.String()
 }
 
@@ -73,11 +83,16 @@ type Racer struct {
 	Label     string
 	Spec      RacerSpec // with every field resolved against the scenario
 	Algorithm algorithms.Algorithm
+	Ridge     algorithms.RidgeAlgorithm     // FamilyNewton racers
+	Federated algorithms.FederatedAlgorithm // FamilyLowRank racers
 }
 
 // Resolve turns the racer specs into algorithms, filling unpinned fields from
 // the scenario. Racers that resolve to the same algorithm are kept once.
 func (sc Scenario) Resolve() []Racer {
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.resolveFamily()
+	}
 	var out []Racer
 	seen := map[RacerSpec]bool{}
 	for _, spec := range sc.Racers {
@@ -119,6 +134,9 @@ func (sc Scenario) Resolve() []Racer {
 
 // Validate reports the first problem of the scenario as an *InputError.
 func (sc Scenario) Validate() error {
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.validateFamily()
+	}
 	if err := sc.Data.Validate(); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
@@ -137,6 +155,9 @@ func (sc Scenario) Validate() error {
 
 // Summary is the one-line description of the data shown under the title.
 func (sc Scenario) Summary() string {
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.familySummary()
+	}
 	d := sc.Data
 	var b strings.Builder
 	fmt.Fprintf(&b, "M=%d clients, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
