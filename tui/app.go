@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/fedscope/fedscope/algorithms"
@@ -26,10 +27,11 @@ const (
 	screenHelp
 	screenAlgorithms
 	screenPresets
+	screenData
 )
 
 func (s screen) String() string {
-	return [...]string{"run", "help", "algorithms", "presets"}[s]
+	return [...]string{"run", "help", "algorithms", "presets", "data"}[s]
 }
 
 // runState is the state shown in the status line.
@@ -75,20 +77,23 @@ type Model struct {
 	picker        picker
 
 	// The current run. Messages from any other runID are stale.
-	runID    int
-	cancel   context.CancelFunc
-	ch       <-chan tea.Msg
-	waiting  bool // a waitForStream command is outstanding on ch
-	paused   bool
-	state    runState
-	table    *experiment.Table
-	lsError  float64 // NaN until the data are ready
-	failures []error
-	fatal    string
-	started  time.Time
-	elapsed  time.Duration
-	notice   string
-	logY     bool
+	runID     int
+	cancel    context.CancelFunc
+	ch        <-chan tea.Msg
+	waiting   bool // a waitForStream command is outstanding on ch
+	paused    bool
+	state     runState
+	table     *experiment.Table
+	lsError   float64 // NaN until the data are ready
+	failures  []error
+	fatal     string
+	started   time.Time
+	elapsed   time.Duration
+	notice    string
+	logY      bool
+	oracleX   bool            // lowrank: x axis is the oracle complexity
+	dataErr   string          // why the typed data file cannot be used
+	dataInput textinput.Model // the data-file prompt
 
 	// Rendering is throttled: points mark the charts dirty and a frame tick
 	// redraws them, so View only joins cached strings.
@@ -248,6 +253,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case screenAlgorithms, screenPresets:
 		return m.handlePicker(msg)
+	case screenData:
+		return m.handleDataInput(msg)
 	}
 	k := m.keys
 	m.notice = ""
@@ -278,8 +285,25 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return m.apply(sc)
 	case key.Matches(msg, k.HeteroDown), key.Matches(msg, k.HeteroUp):
 		sc := m.sc
-		sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, key.Matches(msg, k.HeteroUp))
+		up := key.Matches(msg, k.HeteroUp)
+		switch sc.Family {
+		case experiment.FamilyNewton:
+			sc.Newton.Alpha = stepLadder(alphaLadder, sc.Newton.Alpha, up)
+		case experiment.FamilyLowRank:
+			sc.LowRank.Rank = int(stepLadder(rankLadder, float64(sc.LowRank.Rank), up))
+		default:
+			sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, up)
+		}
 		return m.apply(sc)
+	case key.Matches(msg, k.OracleX):
+		if m.sc.Family != experiment.FamilyLowRank {
+			m.notice = "x (oracle-complexity axis) applies to the lowrank preset"
+		}
+		m.oracleX = !m.oracleX
+	case key.Matches(msg, k.Data):
+		m.screen, m.dataErr = screenData, ""
+		m.dataInput = newDataInput(m.sc.Newton.DataPath)
+		m.dataInput.Width = max(10, m.width-len(m.dataInput.Prompt)-2)
 	case key.Matches(msg, k.BatchDown), key.Matches(msg, k.BatchUp):
 		sc := m.sc
 		sc.Batch = stepBatch(sc.Batch, sc.Data.Samples, key.Matches(msg, k.BatchUp))
@@ -414,6 +438,8 @@ func (m *Model) render() {
 		middle = fitBox(m.helpView(), w, body)
 	case screenAlgorithms, screenPresets:
 		middle = m.picker.view(m.styles, w, body)
+	case screenData:
+		middle = m.dataView(w, body)
 	default:
 		middle = m.chartsView(w, body)
 	}
@@ -424,6 +450,9 @@ func (m *Model) render() {
 
 // chartsView draws the gradient-norm chart above the estimation-error chart.
 func (m *Model) chartsView(w, h int) string {
+	if m.sc.Family != experiment.FamilyLinear {
+		return m.familyChartsView(w, h)
+	}
 	h1 := (h - 2 - 2) / 2 // two captions; the lower chart also carries the x axis
 	h2 := h - 2 - h1
 	scale := "log"

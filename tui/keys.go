@@ -10,6 +10,7 @@ type keyMap struct {
 	HeteroDown, HeteroUp             key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
+	OracleX, Data                    key.Binding
 	Help, Quit                       key.Binding
 }
 
@@ -30,6 +31,8 @@ func defaultKeyMap() keyMap {
 		Presets:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
 		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
 		Log:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
+		OracleX:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "x axis: rounds/oracle (lowrank)")),
+		Data:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "race on a data file")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -54,7 +57,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Pause, k.Restart, k.NewSeed, k.Log, k.Export},
 		{k.EtaDown, k.EtaUp, k.StepsDown, k.StepsUp},
 		{k.HeteroDown, k.HeteroUp, k.BatchDown, k.BatchUp},
-		{k.Algorithms, k.Presets, k.Help, k.Quit},
+		{k.Algorithms, k.Presets, k.Data, k.OracleX, k.Help, k.Quit},
 	}
 }
 

@@ -9,6 +9,8 @@ var (
 	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
 	gammaLadder = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30}
 	batchLadder = []float64{1, 2, 5, 10, 20, 25, 50, 100, 250, 500, 1000}
+	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // PAPERS.md §8, 003
+	rankLadder  = []float64{3, 5, 10, 20, 40}                         // PAPERS.md §8, 001
 )
 
 // decades expands mantissas over 10^lo … 10^hi.

@@ -19,11 +19,11 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(fl
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
 	}
-	p, err := experiment.Prepare(sc)
+	ref, _, err := experiment.Reference(sc)
 	if err != nil {
 		return experiment.Result{}, err
 	}
-	ready(p.LSError)
+	ready(ref)
 	return experiment.Run(ctx, sc, emit)
 }
 
