@@ -106,6 +106,11 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 	if o.phi == nil {
 		copy(dst, w)
 		r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}
+		if c == 1 { // H w = Rᵀ(R w): matrix–vector products are much faster here
+			blas64.Trmv(blas.NoTrans, r, vec(dst))
+			blas64.Trmv(blas.Trans, r, vec(dst))
+			return
+		}
 		b := general(o.m, c, dst)
 		blas64.Trmm(blas.Left, blas.NoTrans, 1, r, b)
 		blas64.Trmm(blas.Left, blas.Trans, 1, r, b)
@@ -122,6 +127,12 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	if o.phi == nil {
 		copy(dst, v)
+		if c == 1 { // Rᵀ y = v, then R x = y
+			r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}
+			blas64.Trsv(blas.Trans, r, vec(dst))
+			blas64.Trsv(blas.NoTrans, r, vec(dst))
+			return
+		}
 		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}, general(o.m, c, dst))
 		return
 	}
