@@ -308,19 +308,19 @@ func runFamily(ctx context.Context, sc Scenario, emit func(Point)) (Result, erro
 }
 
 // Reference prepares the scenario's data (any family) and returns the
-// value of its dashed reference line (pooled least squares for the linear
-// family, NaN otherwise) and a note on resolved defaults.
-func Reference(sc Scenario) (ref float64, note string, err error) {
+// facts the view shows before the first round (for the linear family; none
+// for the others) and a note on resolved defaults.
+func Reference(sc Scenario) (facts Facts, note string, err error) {
 	if sc.Family == FamilyLinear {
 		p, err := Prepare(sc)
 		if err != nil {
-			return math.NaN(), "", err
+			return NoFacts(), "", err
 		}
-		return p.LSError, "", nil
+		return FactsOf(p), "", nil
 	}
 	p, err := PrepareFamily(sc)
 	if err != nil {
-		return math.NaN(), "", err
+		return NoFacts(), "", err
 	}
-	return math.NaN(), p.Note, nil
+	return NoFacts(), p.Note, nil
 }

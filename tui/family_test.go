@@ -15,9 +15,9 @@ import (
 // familyRunner streams newton/lowrank-shaped rounds without numerics:
 // test MSE falling to 1 + 0.1i, accuracy 0.5 + 0.1i, suboptimality 10^−t and
 // oracle complexity 100·t·(i+1).
-func familyRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+func familyRunner(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 	racers := sc.Resolve()
-	ready(math.NaN())
+	ready(experiment.NoFacts())
 	for t := 1; t <= sc.Rounds; t++ {
 		for i := range racers {
 			if err := ctx.Err(); err != nil {

@@ -9,21 +9,21 @@ import (
 )
 
 // Runner runs a scenario: ready is called once the data are prepared (with
-// the pooled least-squares error for the reference line), emit once per
-// round of every racer. The real runner is experiment.Prepare followed by
+// the facts the view shows before the first round, such as the reference
+// line), emit once per round of every racer. The real runner is experiment.Prepare followed by
 // experiment.Run; tests inject fakes.
-type Runner func(ctx context.Context, sc experiment.Scenario, ready func(lsError float64), emit func(experiment.Point)) (experiment.Result, error)
+type Runner func(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error)
 
 // experimentRunner is the production Runner.
-func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
 	}
-	ref, _, err := experiment.Reference(sc)
+	facts, _, err := experiment.Reference(sc)
 	if err != nil {
 		return experiment.Result{}, err
 	}
-	ready(ref)
+	ready(facts)
 	return experiment.Run(ctx, sc, emit)
 }
 
@@ -31,8 +31,8 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(fl
 // messages of a cancelled run are recognised and dropped (STYLE.md §3).
 type (
 	readyMsg struct {
-		runID   int
-		lsError float64
+		runID int
+		facts experiment.Facts
 	}
 	pointMsg struct {
 		runID int
@@ -71,7 +71,7 @@ func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scena
 			}
 		}
 		res, err := run(ctx, sc,
-			func(ls float64) { send(readyMsg{runID, ls}) },
+			func(f experiment.Facts) { send(readyMsg{runID, f}) },
 			func(p experiment.Point) { send(pointMsg{runID, p}) })
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return // a cancelled run is not an error and reports nothing
