@@ -21,6 +21,7 @@ type Point struct {
 type Result struct {
 	Racers  []Racer
 	Problem *model.Problem
+	Mixture *model.Mixture // the data of a mixture-family race (Problem is nil)
 	// Errs holds, per racer, why it stopped early: a *RacerError wrapping an
 	// *algorithms.DivergedError, or nil when it ran all rounds.
 	Errs []error
@@ -103,6 +104,8 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	switch sc.Family {
 	case FamilyLinear:
 		return runLinear(ctx, sc, emit)
+	case FamilyMixture:
+		return runMixture(ctx, sc, emit)
 	}
 	return Result{}, fmt.Errorf("experiment: unknown family %q", sc.Family)
 }

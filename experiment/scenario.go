@@ -21,7 +21,8 @@ type Family string
 
 // Families.
 const (
-	FamilyLinear Family = "" // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyLinear  Family = ""        // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyMixture Family = "mixture" // federated mixed regression, two-phase clustered FL (paper 004)
 )
 
 // Scenario is everything that determines a run: same scenario, same output.
@@ -35,6 +36,7 @@ type Scenario struct {
 	Racers     []RacerSpec     // the algorithms raced side by side
 	Rounds     int             // communication rounds T
 	Seed       uint64          // master seed of every random draw
+	Mixture    MixtureSpec     // data and Phase-1 parameters of the mixture family
 }
 
 // Kinds of racer.
@@ -73,11 +75,15 @@ type Racer struct {
 	Label     string
 	Spec      RacerSpec // with every field resolved against the scenario
 	Algorithm algorithms.Algorithm
+	Clustered algorithms.MixtureAlgorithm // the racer of the mixture family (Algorithm is nil)
 }
 
 // Resolve turns the racer specs into algorithms, filling unpinned fields from
 // the scenario. Racers that resolve to the same algorithm are kept once.
 func (sc Scenario) Resolve() []Racer {
+	if sc.Family == FamilyMixture {
+		return sc.resolveMixture()
+	}
 	var out []Racer
 	seen := map[RacerSpec]bool{}
 	for _, spec := range sc.Racers {
@@ -119,6 +125,9 @@ func (sc Scenario) Resolve() []Racer {
 
 // Validate reports the first problem of the scenario as an *InputError.
 func (sc Scenario) Validate() error {
+	if sc.Family == FamilyMixture {
+		return sc.validateMixture()
+	}
 	if err := sc.Data.Validate(); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
@@ -137,6 +146,9 @@ func (sc Scenario) Validate() error {
 
 // Summary is the one-line description of the data shown under the title.
 func (sc Scenario) Summary() string {
+	if sc.Family == FamilyMixture {
+		return sc.mixtureSummary()
+	}
 	d := sc.Data
 	var b strings.Builder
 	fmt.Fprintf(&b, "M=%d clients, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
