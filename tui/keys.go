@@ -10,6 +10,7 @@ type keyMap struct {
 	HeteroDown, HeteroUp             key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
+	NextRacer                        key.Binding // cluster view: the racer whose assignments show
 	Help, Quit                       key.Binding
 }
 
@@ -30,6 +31,7 @@ func defaultKeyMap() keyMap {
 		Presets:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
 		Export:     key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
 		Log:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
+		NextRacer:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "assignments of the next racer")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"math"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/fedscope/fedscope/experiment"
@@ -18,6 +19,13 @@ type Runner func(ctx context.Context, sc experiment.Scenario, ready func(lsError
 func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
+	}
+	if sc.Family == experiment.FamilyMixture {
+		if _, err := experiment.PrepareMixture(sc); err != nil {
+			return experiment.Result{}, err
+		}
+		ready(math.NaN()) // no least-squares reference line
+		return experiment.Run(ctx, sc, emit)
 	}
 	p, err := experiment.Prepare(sc)
 	if err != nil {
