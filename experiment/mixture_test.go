@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"runtime"
 	"strconv"
 	"strings"
@@ -230,4 +231,22 @@ func resetMixtures() {
 	defer mixtures.Unlock()
 	mixtures.m = map[string]*mixtureEntry{}
 	mixtures.order = nil
+}
+
+// BenchmarkMixturePreset measures the §8 preset end to end, as `fedscope run
+// --preset mixture` does it: data generation (cache emptied), both racers'
+// 162 rounds, and the CSV export.
+func BenchmarkMixturePreset(b *testing.B) {
+	sc := mixturePreset(b)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		resetMixtures()
+		table := NewTable(sc, 0)
+		if _, err := Run(context.Background(), sc, table.Add); err != nil {
+			b.Fatal(err)
+		}
+		if err := table.Write(io.Discard, CSV); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
