@@ -48,26 +48,19 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
-		clear(next)
-		for i := range p.Clients {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		return aggregate(ctx, p, theta, u, next, func(i int, u []float64) {
 			s := &p.Clients[i]
-			copy(u, theta)
-			if spectra != nil && spectra[i] != nil {
+			switch {
+			case spectra != nil && spectra[i] != nil:
 				spectra[i].Apply(u, maps[i], ws)
-			} else if a.Batch == 0 {
+			case a.Batch == 0:
 				s.GDSteps(u, a.Eta, a.LocalSteps, ws)
-			} else {
+			default:
 				for e := 0; e < a.LocalSteps; e++ {
 					s.MinibatchEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
 				}
 			}
-			axpy(p.Weights[i], u, next)
-		}
-		copy(theta, next)
-		return nil
+		})
 	}
 	diverged := func(t int) error {
 		e := &DivergedError{Round: t, Eta: a.Eta}
@@ -93,6 +86,23 @@ func validate(eta float64, batch int) error {
 	if batch < 0 {
 		return fmt.Errorf("%w: batch size B=%d must be ≥ 0 (0 = full batch)", ErrBadParams, batch)
 	}
+	return nil
+}
+
+// aggregate runs one round with full participation: each client i starts
+// from θ, updates its copy in place with local(i, u), and the server averages
+// the results with weights w_i = n_i/N into θ (PAPERS.md §1.3, step 3).
+func aggregate(ctx context.Context, p *model.Problem, theta, u, next []float64, local func(i int, u []float64)) error {
+	clear(next)
+	for i := range p.Clients {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		copy(u, theta)
+		local(i, u)
+		axpy(p.Weights[i], u, next)
+	}
+	copy(theta, next)
 	return nil
 }
 

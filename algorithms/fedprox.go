@@ -47,12 +47,7 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
-		clear(next)
-		for i := range p.Clients {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			copy(u, theta)
+		return aggregate(ctx, p, theta, u, next, func(i int, u []float64) {
 			switch {
 			case a.Batch > 0:
 				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
@@ -61,10 +56,7 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 			default:
 				factors[i].Apply(u, ws)
 			}
-			axpy(p.Weights[i], u, next)
-		}
-		copy(theta, next)
-		return nil
+		})
 	}
 	// The proximal map is a contraction for every η (PAPERS.md §1.6: FedProx
 	// needs no condition on γ), so divergence means broken input, not η.

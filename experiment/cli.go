@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"strings"
@@ -221,7 +222,11 @@ func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error 
 	}
 	tmp, err := os.CreateTemp(dirOf(path), ".fedscope-*")
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the temporary name would only confuse
+		}
+		return fmt.Errorf("--out %s: cannot create the file: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {

@@ -58,7 +58,12 @@ func NewTable(sc Scenario, lsError float64) *Table {
 }
 
 // Add records one point.
-func (t *Table) Add(p Point) { t.Rounds[p.Racer] = append(t.Rounds[p.Racer], p.Round) }
+// The model θ_t is dropped: the table keeps metrics only, so a long run
+// costs a few dozen bytes per round rather than d numbers.
+func (t *Table) Add(p Point) {
+	p.Round.Theta = nil
+	t.Rounds[p.Racer] = append(t.Rounds[p.Racer], p.Round)
+}
 
 // Len returns the number of rows.
 func (t *Table) Len() int {

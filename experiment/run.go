@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/fedscope/fedscope/algorithms"
@@ -47,6 +48,20 @@ type RacerError struct {
 
 func (e *RacerError) Error() string { return e.Label + " " + e.Err.Error() }
 func (e *RacerError) Unwrap() error { return e.Err }
+
+// Facts are what a view shows about prepared data before the first round.
+type Facts struct {
+	LSError       float64 // error of pooled least squares, the reference line; NaN if none
+	RealisedGamma float64 // max_{i,j} ‖θ_i* − θ_j*‖ (PAPERS.md §8: show it); NaN if none
+}
+
+// NoFacts is the value before the data are prepared.
+func NoFacts() Facts { return Facts{LSError: math.NaN(), RealisedGamma: math.NaN()} }
+
+// FactsOf reads the facts of a prepared linear problem.
+func FactsOf(p *model.Problem) Facts {
+	return Facts{LSError: p.LSError, RealisedGamma: p.Fed.RealisedGamma}
+}
 
 // problemKey identifies the data a Problem was built from.
 type problemKey struct {

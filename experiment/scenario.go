@@ -7,6 +7,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -145,17 +146,24 @@ func (sc Scenario) Validate() error {
 }
 
 // Summary is the one-line description of the data shown under the title.
-func (sc Scenario) Summary() string {
+func (sc Scenario) Summary() string { return sc.SummaryWith(NoFacts()) }
+
+// SummaryWith is Summary with what is known once the data are prepared: the
+// realised Γ beside the prescribed one (PAPERS.md §8: show it in the UI).
+func (sc Scenario) SummaryWith(f Facts) string {
 	if sc.Family == FamilyMixture {
 		return sc.mixtureSummary()
 	}
 	d := sc.Data
 	var b strings.Builder
-	fmt.Fprintf(&b, "M=%d clients, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
+	fmt.Fprintf(&b, "M=%d, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
 	if d.ScarceClients > 0 {
 		fmt.Fprintf(&b, " (%d×%d + %d×%d)", d.ScarceClients, d.ScarceSamples, d.Clients-d.ScarceClients, d.Samples)
 	}
 	fmt.Fprintf(&b, ", σ=%s, Γ=%s", formatFloat(d.Noise), formatFloat(d.Gamma))
+	if d.Gamma > 0 && !math.IsNaN(f.RealisedGamma) {
+		fmt.Fprintf(&b, " (realised %.3g)", f.RealisedGamma)
+	}
 	if d.SubspaceDim > 0 && d.SubspaceDim < d.Dim {
 		fmt.Fprintf(&b, ", r=%d", d.SubspaceDim)
 	}

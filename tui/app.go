@@ -82,7 +82,7 @@ type Model struct {
 	paused   bool
 	state    runState
 	table    *experiment.Table
-	lsError  float64 // NaN until the data are ready
+	facts    experiment.Facts // NaN fields until the data are ready
 	failures []error
 	fatal    string
 	started  time.Time
@@ -110,7 +110,7 @@ func WithClock(now func() time.Time) Option { return func(m *Model) { m.now = no
 // NewModel returns the run view for a scenario; Init starts the run.
 func NewModel(ctx context.Context, sc experiment.Scenario, opts ...Option) *Model {
 	m := &Model{ctx: ctx, runner: experimentRunner, now: time.Now, sc: sc, styles: newStyles(),
-		keys: defaultKeyMap(), help: newHelp(), logY: true, width: 80, height: 24, lsError: math.NaN()}
+		keys: defaultKeyMap(), help: newHelp(), logY: true, width: 80, height: 24, facts: experiment.NoFacts()}
 	for _, o := range opts {
 		o(m)
 	}
@@ -135,7 +135,7 @@ func (m *Model) restart() tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancel = cancel
 	m.table = experiment.NewTable(m.sc, math.NaN())
-	m.lsError = math.NaN()
+	m.facts = experiment.NoFacts()
 	m.failures, m.fatal = nil, ""
 	m.state = statePreparing
 	m.started, m.elapsed = m.now(), 0
@@ -167,7 +167,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.runID != m.runID {
 			return m, nil
 		}
-		m.lsError, m.table.LSError = msg.lsError, msg.lsError
+		m.facts, m.table.LSError = msg.facts, msg.facts.LSError
 		m.state = stateRunning
 		return m, m.rearm()
 	case pointsMsg:
@@ -417,7 +417,7 @@ func (m *Model) render() {
 		m.frame = ""
 		return
 	}
-	title := m.styles.title.Render("fedscope · "+m.sc.Preset) + "  " + m.styles.summary.Render(m.sc.Summary())
+	title := m.styles.title.Render("fedscope · "+m.sc.Preset) + "  " + m.styles.summary.Render(m.sc.SummaryWith(m.facts))
 	status := m.statusLine()
 	if w < minWidth || h < minHeight {
 		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d)", minWidth, minHeight, w, h)
@@ -465,13 +465,13 @@ func (m *Model) chartsView(w, h int) string {
 	}
 	var ref *series
 	refNote := ""
-	if !math.IsNaN(m.lsError) {
+	if ls := m.facts.LSError; !math.IsNaN(ls) {
 		vals := make([]float64, m.sc.Rounds)
 		for k := range vals {
-			vals[k] = m.lsError
+			vals[k] = ls
 		}
 		ref = &series{values: vals, glyph: referenceCharSet, color: referenceColor}
-		refNote = fmt.Sprintf("   %s pooled least squares %.3g", referenceGlyph, m.lsError)
+		refNote = fmt.Sprintf("   %s pooled least squares %.3g", referenceGlyph, ls)
 	}
 	spec := chartSpec{width: w, rounds: m.sc.Rounds, logY: m.logY, color: m.styles.color}
 	top, bottom := spec, spec

@@ -26,9 +26,9 @@ func init() {
 // fakeRunner streams a fixed, smooth trajectory for every racer without any
 // numerics: the gradient norm of racer i falls like 10·(0.9 − 0.1i)^t and
 // stalls for i > 0, the error falls to the reference 0.05.
-func fakeRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+func fakeRunner(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 	racers := sc.Resolve()
-	ready(0.05)
+	ready(experiment.Facts{LSError: 0.05, RealisedGamma: math.NaN()})
 	for t := 1; t <= sc.Rounds; t++ {
 		for i := range racers {
 			if err := ctx.Err(); err != nil {
@@ -47,7 +47,7 @@ func fakeRunner(ctx context.Context, sc experiment.Scenario, ready func(float64)
 }
 
 // blockingRunner never emits; it returns when cancelled.
-func blockingRunner(ctx context.Context, _ experiment.Scenario, _ func(float64), _ func(experiment.Point)) (experiment.Result, error) {
+func blockingRunner(ctx context.Context, _ experiment.Scenario, _ func(experiment.Facts), _ func(experiment.Point)) (experiment.Result, error) {
 	<-ctx.Done()
 	return experiment.Result{}, ctx.Err()
 }
@@ -135,9 +135,9 @@ func TestStaleRunMessagesAreIgnored(t *testing.T) {
 	if cmd != nil || m.table.Len() != 0 {
 		t.Fatalf("stale points were recorded (rows %d) or re-armed the stream", m.table.Len())
 	}
-	m.Update(readyMsg{runID: old, lsError: 3})
-	if !math.IsNaN(m.lsError) {
-		t.Fatalf("stale readyMsg set the reference line to %v", m.lsError)
+	m.Update(readyMsg{runID: old, facts: experiment.Facts{LSError: 3}})
+	if !math.IsNaN(m.facts.LSError) {
+		t.Fatalf("stale readyMsg set the reference line to %v", m.facts.LSError)
 	}
 	m.Update(runDoneMsg{runID: old, err: errors.New("boom")})
 	if m.state == stateFailed || m.state == stateDone {
@@ -370,7 +370,7 @@ func TestStreamStopsOnCancelWithoutLeaks(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var once sync.Once
 	started := make(chan struct{})
-	ch := startStream(ctx, 1, func(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+	ch := startStream(ctx, 1, func(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 		once.Do(func() { close(started) })
 		for i := 0; ; i++ { // an endless producer that is never read
 			if ctx.Err() != nil {

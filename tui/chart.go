@@ -50,7 +50,7 @@ func plotChart(c chartSpec) string {
 	var glyphs []asciigraph.CharSet
 	var colors []asciigraph.AnsiColor
 	add := func(s series) {
-		data = append(data, transform(s.values, c.rounds, c.logY))
+		data = append(data, transform(s.values, c.rounds, plotWidth, c.logY))
 		glyphs = append(glyphs, s.glyph)
 		colors = append(colors, s.color)
 	}
@@ -84,13 +84,20 @@ func plotChart(c chartSpec) string {
 	return fitBox(out, c.width, c.height)
 }
 
-// transform pads a series to the full round range with NaN (so the curve
-// fills in from the left as rounds arrive) and applies the y scale. Values
-// that cannot be drawn (≤ 0 on a log axis, non-finite) become gaps.
-func transform(vals []float64, rounds int, logY bool) []float64 {
-	out := make([]float64, rounds)
-	for i := range out {
-		out[i] = math.NaN()
+// transform samples a series at (at most) one point per plot column over the
+// full round range, NaN where no round has arrived yet (so the curve fills
+// in from the left), and applies the y scale. Values that cannot be drawn
+// (≤ 0 on a log axis, non-finite) become gaps. Sampling keeps a frame's cost
+// bounded by the width, not the number of rounds.
+func transform(vals []float64, rounds, cols int, logY bool) []float64 {
+	n := max(min(rounds, cols), 1)
+	out := make([]float64, n)
+	for j := range out {
+		out[j] = math.NaN()
+		i := j
+		if n > 1 && n < rounds {
+			i = int(math.Round(float64(j) * float64(rounds-1) / float64(n-1)))
+		}
 		if i >= len(vals) {
 			continue
 		}
@@ -98,12 +105,12 @@ func transform(vals []float64, rounds int, logY bool) []float64 {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0):
 		case logY && v > 0:
-			out[i] = math.Log10(v)
+			out[j] = math.Log10(v)
 		case !logY:
-			out[i] = v
+			out[j] = v
 		}
 	}
-	if rounds == 1 { // asciigraph needs two points to draw a segment
+	if n == 1 { // asciigraph needs two points to draw a segment
 		out = append(out, out[0])
 	}
 	return out

@@ -30,13 +30,13 @@ func mixturePreset(t testing.TB) experiment.Scenario {
 // spends T rounds in Phase 1, then its wrongly assigned clients thin out
 // round by round; racer 1 merges cluster 1 into cluster 0 for good. The true
 // labels come from the scenario's (cached) data, as in the real runner.
-func fakeMixtureRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+func fakeMixtureRunner(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 	info, err := experiment.MixtureInfo(sc)
 	if err != nil {
 		return experiment.Result{}, err
 	}
 	racers := sc.Resolve()
-	ready(math.NaN())
+	ready(experiment.NoFacts())
 	T := sc.Mixture.Phase1Rounds
 	for t := 1; t <= sc.Rounds; t++ {
 		for r := range racers {
@@ -259,7 +259,7 @@ func BenchmarkRenderClusterFrame(b *testing.B) {
 	m.Init()
 	m.Update(clusterInfoMsg{runID: m.runID, info: info})
 	var pts []experiment.Point
-	fakeMixtureRunner(context.Background(), m.sc, func(float64) {}, func(p experiment.Point) { pts = append(pts, p) })
+	fakeMixtureRunner(context.Background(), m.sc, func(experiment.Facts) {}, func(p experiment.Point) { pts = append(pts, p) })
 	m.Update(pointsMsg{runID: m.runID, points: pts})
 	b.ReportAllocs()
 	b.ResetTimer()

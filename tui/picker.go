@@ -77,6 +77,10 @@ func (p picker) view(st styles, w, h int) string {
 	// Scroll so the cursor stays visible in the h−4 rows available.
 	rows := max(h-4, 1)
 	first := max(0, min(p.cursor-rows+1, len(p.items)-rows))
+	labelWidth := 0
+	for _, it := range p.items {
+		labelWidth = max(labelWidth, ansi.StringWidth(it.label))
+	}
 	for i := first; i < len(p.items) && i < first+rows; i++ {
 		it := p.items[i]
 		mark := "  "
@@ -92,7 +96,7 @@ func (p picker) view(st styles, w, h int) string {
 		}
 		line := mark + box + it.label
 		if it.desc != "" {
-			line += "  " + st.muted.Render(it.desc)
+			line += strings.Repeat(" ", labelWidth-ansi.StringWidth(it.label)+2) + st.muted.Render(it.desc)
 		}
 		b.WriteString(ansi.Truncate(line, w, "…") + "\n")
 	}
@@ -114,7 +118,7 @@ func (p picker) view(st styles, w, h int) string {
 func algorithmPicker(sc experiment.Scenario) picker {
 	follow := experiment.RacerSpec{Kind: experiment.KindFedAvg, Batch: -1}
 	candidates := []pickItem{
-		{label: "FedAvg s=1", desc: "= centralised gradient descent", racer: experiment.RacerSpec{Kind: experiment.KindFedAvg, LocalSteps: 1, Batch: -1}},
+		{label: "FedAvg s=1", desc: "with full batches: centralised gradient descent", racer: experiment.RacerSpec{Kind: experiment.KindFedAvg, LocalSteps: 1, Batch: -1}},
 		{label: "FedAvg s=2", racer: experiment.RacerSpec{Kind: experiment.KindFedAvg, LocalSteps: 2, Batch: -1}},
 		{label: "FedAvg s=5", racer: experiment.RacerSpec{Kind: experiment.KindFedAvg, LocalSteps: 5, Batch: -1}},
 		{label: "FedAvg s=20", racer: experiment.RacerSpec{Kind: experiment.KindFedAvg, LocalSteps: 20, Batch: -1}},

@@ -3,20 +3,19 @@ package tui
 import (
 	"context"
 	"errors"
-	"math"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/fedscope/fedscope/experiment"
 )
 
 // Runner runs a scenario: ready is called once the data are prepared (with
-// the pooled least-squares error for the reference line), emit once per
-// round of every racer. The real runner is experiment.Prepare followed by
+// the facts the view shows before the first round, such as the reference
+// line), emit once per round of every racer. The real runner is experiment.Prepare followed by
 // experiment.Run; tests inject fakes.
-type Runner func(ctx context.Context, sc experiment.Scenario, ready func(lsError float64), emit func(experiment.Point)) (experiment.Result, error)
+type Runner func(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error)
 
 // experimentRunner is the production Runner.
-func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(float64), emit func(experiment.Point)) (experiment.Result, error) {
+func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(experiment.Facts), emit func(experiment.Point)) (experiment.Result, error) {
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
 	}
@@ -24,14 +23,14 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(fl
 		if _, err := experiment.PrepareMixture(sc); err != nil {
 			return experiment.Result{}, err
 		}
-		ready(math.NaN()) // no least-squares reference line
+		ready(experiment.NoFacts()) // no least-squares reference line
 		return experiment.Run(ctx, sc, emit)
 	}
 	p, err := experiment.Prepare(sc)
 	if err != nil {
 		return experiment.Result{}, err
 	}
-	ready(p.LSError)
+	ready(experiment.FactsOf(p))
 	return experiment.Run(ctx, sc, emit)
 }
 
@@ -39,8 +38,8 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(fl
 // messages of a cancelled run are recognised and dropped (STYLE.md §3).
 type (
 	readyMsg struct {
-		runID   int
-		lsError float64
+		runID int
+		facts experiment.Facts
 	}
 	pointMsg struct {
 		runID int
@@ -79,7 +78,7 @@ func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scena
 			}
 		}
 		res, err := run(ctx, sc,
-			func(ls float64) { send(readyMsg{runID, ls}) },
+			func(f experiment.Facts) { send(readyMsg{runID, f}) },
 			func(p experiment.Point) { send(pointMsg{runID, p}) })
 		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 			return // a cancelled run is not an error and reports nothing
