@@ -16,7 +16,7 @@ func TestInterruptedRunKeepsRows(t *testing.T) {
 	defer cancel()
 	time.AfterFunc(200*time.Millisecond, cancel) // what signal.NotifyContext does on Ctrl-C
 	var out, errb bytes.Buffer
-	code := Command(ctx, []string{"run", "--set", "rounds=100000", "--set", "clients=5", "--set", "dim=100",
+	code := Command(ctx, []string{"run", "--set", "rounds=100000", "--set", "clients=5", "--set", "dim=20",
 		"--set", "samples=200", "--set", "algorithms=fedavg:s=3"}, &out, &errb)
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr %q", code, ExitInterrupted, errb.String())

@@ -42,13 +42,13 @@ func lastRounds(t *testing.T, sc Scenario) (Result, []algorithms.Round) {
 // 004) and checks the claims of paper 004 (Thm 2–3) that the issue asks to
 // see: with the seed fixed, the two phases end within 0.1·Δ of the truths
 // and misclassify fewer than 5 % of the clients holding ≥ 10 points; on
-// average over the first four seeds the random-init baseline ends measurably
+// average over the first three seeds the random-init baseline ends measurably
 // farther (here: more than 5× the two-phase distance on average, and stuck in
 // a wrong clustering on at least one seed).
 func TestMixturePresetReachesTruth(t *testing.T) {
 	var twoSum, baseSum float64
 	baseStuck := 0
-	for seed := uint64(1); seed <= 4; seed++ {
+	for seed := uint64(1); seed <= 3; seed++ {
 		sc := mixturePreset(t)
 		sc.Seed = seed
 		res, last := lastRounds(t, sc)
@@ -85,7 +85,7 @@ func TestMixturePresetReachesTruth(t *testing.T) {
 	}
 	if baseSum < 5*twoSum || baseStuck == 0 {
 		t.Errorf("mean final distance: two-phase %.4f, random init %.4f (stuck on %d seeds): the baseline is not measurably worse",
-			twoSum/4, baseSum/4, baseStuck)
+			twoSum/3, baseSum/3, baseStuck)
 	}
 }
 
