@@ -212,10 +212,10 @@ func TestSeparationKeys(t *testing.T) {
 func TestClusterViewNoPanicAtAnySize(t *testing.T) {
 	m := newMixtureModel(t, fakeMixtureRunner)
 	drain(t, m, m.Init())
-	for w := 0; w <= 170; w += 9 {
-		for h := 0; h <= 52; h += 4 {
+	for w := 0; w <= 170; w += 13 {
+		for h := 0; h <= 52; h += 5 {
 			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-			for _, k := range []string{"c", "?", "?", "l", "c"} {
+			for _, k := range []string{"c", "?", "?"} {
 				m.Update(keyMsg(k))
 			}
 			v := view(m)
