@@ -134,8 +134,9 @@ func init() {
 	knobs = append(knobs, familyKnobList...)
 }
 
-// knobFamilies lists the knobs that apply only to some families; every
-// other knob applies to all.
+// knobFamilies lists the knobs of the main table that apply only to some
+// families; every other knob applies to all of them (knobsFor filters by it,
+// and a key of another family is explained by unknownKnob).
 var knobFamilies = map[string][]Family{
 	"batch": {FamilyLinear}, "scarce_clients": {FamilyLinear}, "scarce_samples": {FamilyLinear},
 	"noise": {FamilyLinear}, "gamma": {FamilyLinear}, "gamma_scheme": {FamilyLinear}, "subspace_dim": {FamilyLinear},
@@ -146,27 +147,6 @@ var knobFamilies = map[string][]Family{
 	"task": {FamilyNewton}, "label_column": {FamilyNewton}, "scale": {FamilyNewton}, "tune": {FamilyNewton},
 	"holdout": {FamilyNewton},
 	"rank":    {FamilyLowRank}, "gd_iters": {FamilyLowRank}, "phi": {FamilyLowRank}, "mu": {FamilyLowRank}, "shift": {FamilyLowRank},
-}
-
-// checkFamily rejects a knob that does not apply to the scenario's family.
-func checkFamily(sc *Scenario, key, value string) error {
-	fams, ok := knobFamilies[key]
-	if !ok || slices.Contains(fams, sc.Family) {
-		return nil
-	}
-	names := make([]string, len(fams))
-	for i, f := range fams {
-		names[i] = familyName(f)
-	}
-	return &InputError{Msg: fmt.Sprintf("%s=%q: applies only to %s presets, not to %s (a %s preset)",
-		key, value, strings.Join(names, " and "), sc.Preset, familyName(sc.Family))}
-}
-
-func familyName(f Family) string {
-	if f == FamilyLinear {
-		return "linear"
-	}
-	return string(f)
 }
 
 var familyKnobList = []Knob{

@@ -61,8 +61,8 @@ func TestFamilyKnobs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--preset", "newton-rounds", "--set", "gamma=1"}, "applies only to linear presets"},
-		{[]string{"--preset", "paradox", "--set", "rank=3"}, "applies only to lowrank presets"},
+		{[]string{"--preset", "newton-rounds", "--set", "gamma=1"}, "applies only to the paradox, minibatch preset(s)"},
+		{[]string{"--preset", "paradox", "--set", "rank=3"}, "applies only to the lowrank preset(s)"},
 		{[]string{"--preset", "lowrank", "--set", "algorithms=fednewton"}, "unknown algorithm"},
 		{[]string{"--preset", "newton-rounds", "--set", "algorithms=fedlrgd"}, "unknown algorithm"},
 		{[]string{"--preset", "newton-rounds", "--set", "test=/nonexistent/x"}, "cannot read data file"},

@@ -97,26 +97,20 @@ const racerSyntax = "fedavg[:s=N][:b=N][:eta=X] or fedprox[:b=N][:eta=X]"
 // Set assigns one knob from its textual value. The error is an *InputError
 // naming the key, the value and what is allowed.
 func (sc *Scenario) Set(key, value string) error {
-	i := slices.IndexFunc(knobs, func(k Knob) bool { return k.Name == key })
+	table := knobsFor(sc.Family)
+	i := slices.IndexFunc(table, func(k Knob) bool { return k.Name == key })
 	if i < 0 {
-		names := make([]string, len(knobs))
-		for j, k := range knobs {
-			names[j] = k.Name
-		}
-		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(names, ", "))}
+		return unknownKnob(sc, key, value)
 	}
-	if err := checkFamily(sc, key, value); err != nil {
-		return err
-	}
-	if err := knobs[i].set(sc, strings.TrimSpace(value)); err != nil {
-		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, knobs[i].Help)}
+	if err := table[i].set(sc, strings.TrimSpace(value)); err != nil {
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, table[i].Help)}
 	}
 	return nil
 }
 
 // Get returns the textual value of a knob, or "" for an unknown key.
 func (sc *Scenario) Get(key string) string {
-	for _, k := range knobs {
+	for _, k := range knobsFor(sc.Family) {
 		if k.Name == key {
 			return k.get(sc)
 		}

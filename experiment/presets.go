@@ -44,6 +44,11 @@ var presets = []Preset{
 			return sc
 		},
 	},
+	{
+		Name:    "mixture",
+		Summary: "clustered FL for mixed regression: FedMD + FedAvg against a random start, live cluster assignments (paper 004)",
+		build:   mixture,
+	},
 }
 
 // paradox is E000-1 (PAPERS.md §1.9): M = 25, d = 100, n_i = 500, σ = 0.5,

@@ -22,7 +22,8 @@ type Point struct {
 type Result struct {
 	Racers   []Racer
 	Problem  *model.Problem
-	Prepared *Prepared // newton and lowrank families
+	Prepared *Prepared      // newton and lowrank families
+	Mixture  *model.Mixture // the data of a mixture-family race (Problem is nil)
 	// Errs holds, per racer, why it stopped early: a *RacerError wrapping an
 	// *algorithms.DivergedError, or nil when it ran all rounds.
 	Errs []error
@@ -121,6 +122,8 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 		return runLinear(ctx, sc, emit)
 	case FamilyNewton, FamilyLowRank:
 		return runFamily(ctx, sc, emit)
+	case FamilyMixture:
+		return runMixture(ctx, sc, emit)
 	}
 	return Result{}, fmt.Errorf("experiment: unknown family %q", sc.Family)
 }

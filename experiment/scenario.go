@@ -22,7 +22,8 @@ type Family string
 
 // Families.
 const (
-	FamilyLinear Family = "" // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyLinear  Family = ""        // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyMixture Family = "mixture" // federated mixed regression, two-phase clustered FL (paper 004)
 )
 
 // Scenario is everything that determines a run: same scenario, same output.
@@ -38,6 +39,7 @@ type Scenario struct {
 	Seed       uint64          // master seed of every random draw
 	Newton     NewtonConfig    // FamilyNewton: data and ridge model (families.go)
 	LowRank    LowRankConfig   // FamilyLowRank: FedLRGD problem (families.go)
+	Mixture    MixtureSpec     // data and Phase-1 parameters of the mixture family
 }
 
 // Kinds of racer.
@@ -86,6 +88,7 @@ type Racer struct {
 	Algorithm algorithms.Algorithm
 	Ridge     algorithms.RidgeAlgorithm     // FamilyNewton racers
 	Federated algorithms.FederatedAlgorithm // FamilyLowRank racers
+	Clustered algorithms.MixtureAlgorithm   // the racer of the mixture family (Algorithm is nil)
 }
 
 // Resolve turns the racer specs into algorithms, filling unpinned fields from
@@ -93,6 +96,9 @@ type Racer struct {
 func (sc Scenario) Resolve() []Racer {
 	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
 		return sc.resolveFamily()
+	}
+	if sc.Family == FamilyMixture {
+		return sc.resolveMixture()
 	}
 	var out []Racer
 	seen := map[RacerSpec]bool{}
@@ -138,6 +144,9 @@ func (sc Scenario) Validate() error {
 	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
 		return sc.validateFamily()
 	}
+	if sc.Family == FamilyMixture {
+		return sc.validateMixture()
+	}
 	if err := sc.Data.Validate(); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
@@ -162,6 +171,9 @@ func (sc Scenario) Summary() string { return sc.SummaryWith(NoFacts()) }
 func (sc Scenario) SummaryWith(f Facts) string {
 	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
 		return sc.familySummary()
+	}
+	if sc.Family == FamilyMixture {
+		return sc.mixtureSummary()
 	}
 	d := sc.Data
 	var b strings.Builder

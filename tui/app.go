@@ -99,6 +99,8 @@ type Model struct {
 	// redraws them, so View only joins cached strings.
 	dirty, frameScheduled bool
 	frame                 string
+
+	cluster clusterState // the cluster view of the mixture family
 }
 
 // Option configures a Model.
@@ -146,9 +148,9 @@ func (m *Model) restart() tea.Cmd {
 	m.waiting = !m.paused
 	m.render()
 	if m.paused {
-		return nil
+		return m.clusterInfoCmd()
 	}
-	return waitForStream(m.ch)
+	return tea.Batch(waitForStream(m.ch), m.clusterInfoCmd())
 }
 
 // Update handles global keys first, then sizes, run messages, and finally
@@ -203,6 +205,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.render()
 		}
 		return m, nil
+	case clusterInfoMsg:
+		return m, m.onClusterInfo(msg)
 	case exportedMsg:
 		if msg.err != nil {
 			m.notice = "export failed: " + msg.err.Error()
@@ -284,6 +288,9 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.apply(sc)
 	case key.Matches(msg, k.HeteroDown), key.Matches(msg, k.HeteroUp):
+		if m.sc.Family == experiment.FamilyMixture {
+			return m.stepSeparation(key.Matches(msg, k.HeteroUp))
+		}
 		sc := m.sc
 		up := key.Matches(msg, k.HeteroUp)
 		switch sc.Family {
@@ -305,11 +312,19 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		m.dataInput = newDataInput(m.sc.Newton.DataPath)
 		m.dataInput.Width = max(10, m.width-len(m.dataInput.Prompt)-2)
 	case key.Matches(msg, k.BatchDown), key.Matches(msg, k.BatchUp):
+		if m.sc.Family == experiment.FamilyMixture {
+			m.notice = "minibatches apply to the paradox and minibatch presets"
+			break
+		}
 		sc := m.sc
 		sc.Batch = stepBatch(sc.Batch, sc.Data.Samples, key.Matches(msg, k.BatchUp))
 		return m.apply(sc)
 	case key.Matches(msg, k.Log):
 		m.logY = !m.logY
+	case key.Matches(msg, k.NextRacer) && m.sc.Family == experiment.FamilyMixture:
+		m.nextRacer()
+	case key.Matches(msg, k.Algorithms) && m.sc.Family == experiment.FamilyMixture:
+		m.notice = "mixture races FedMD + FedX against a random start; run with --set local=fedprox for FedProx"
 	case key.Matches(msg, k.Algorithms):
 		m.screen, m.picker = screenAlgorithms, algorithmPicker(m.sc)
 	case key.Matches(msg, k.Presets):
@@ -372,6 +387,9 @@ func (m *Model) handlePicker(msg tea.KeyMsg) tea.Cmd {
 }
 
 func followsLocalSteps(sc experiment.Scenario) bool {
+	if sc.Family == experiment.FamilyMixture {
+		return !sc.Mixture.Prox
+	}
 	for _, r := range sc.Racers {
 		if r.Kind == experiment.KindFedAvg && r.LocalSteps == 0 {
 			return true
@@ -441,7 +459,11 @@ func (m *Model) render() {
 	case screenData:
 		middle = m.dataView(w, body)
 	default:
-		middle = m.chartsView(w, body)
+		if m.sc.Family == experiment.FamilyMixture {
+			middle = m.clusterView(w, body)
+		} else {
+			middle = m.chartsView(w, body)
+		}
 	}
 	lines := []string{ansi.Truncate(title, w, "…"), middle, m.legend(w), ansi.Truncate(status, w, "…")}
 	lines = append(lines, messages...)
@@ -546,7 +568,7 @@ func (m *Model) messageLines(w int) []string {
 		msgs = append(msgs, m.styles.notice.Render(m.notice))
 	}
 	if len(msgs) == 0 {
-		return []string{m.help.ShortHelpView(m.keys.ShortHelp())}
+		return []string{m.help.ShortHelpView(m.helpKeys().ShortHelp())}
 	}
 	var lines []string
 	for _, s := range msgs {
@@ -576,7 +598,11 @@ func (m *Model) helpView() string {
 	defer func() { m.help.ShowAll = false }()
 	intro := "Keys — every parameter change cancels the run and restarts it at once.\n" +
 		"The dashed line is the error of pooled least squares, the centralised optimum.\n\n"
-	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.keys) + "\n\n" +
+	if m.sc.Family == experiment.FamilyMixture {
+		intro = "Keys — every parameter change cancels the run and restarts it at once.\n" +
+			"Rows are clients grouped by true cluster, columns rounds; solid bands = correct clusters.\n\n"
+	}
+	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.helpKeys()) + "\n\n" +
 		m.styles.muted.Render("press ? or esc to close")
 }
 

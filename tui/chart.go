@@ -31,6 +31,9 @@ type chartSpec struct {
 	// tight fits a linear y axis to the data range instead of starting at 0
 	// (test MSE and accuracy differ in the second digit between racers).
 	tight bool
+	// marks are x positions (in rounds, fractional allowed) where a dotted
+	// vertical line is drawn through the empty cells, e.g. a phase boundary.
+	marks []float64
 }
 
 // plotChart renders a chart as exactly height lines of at most width cells.
@@ -85,6 +88,9 @@ func plotChart(c chartSpec) string {
 			asciigraph.XAxisValueFormatter(xf))
 	}
 	out := asciigraph.PlotMany(data, opts...)
+	if len(c.marks) > 0 {
+		out = overlayMarks(out, c, plotRows, plotWidth)
+	}
 	return fitBox(out, c.width, c.height)
 }
 
@@ -231,6 +237,54 @@ func placeholder(w, h int, msg string) string {
 	lines := make([]string, max(h, 0))
 	if h > 0 {
 		lines[h/2] = ansi.Truncate(padLeft(msg, (w+len(msg))/2), max(w, 0), "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// markGlyph draws a chart's vertical marks; markFoot is where a mark meets
+// the round axis.
+const (
+	markGlyph = "┊"
+	markFoot  = "┴"
+)
+
+// overlayMarks draws the chart's vertical marks into the empty cells of the
+// plot rows and onto the round axis. asciigraph spreads the padded series
+// (one value per round) over plotWidth columns linearly, so round r sits at
+// column (r−1)·(plotWidth−1)/(rounds−1) right of the y axis.
+func overlayMarks(out string, c chartSpec, plotRows, plotWidth int) string {
+	lines := strings.Split(out, "\n")
+	axis := -1
+	for _, r := range []rune(ansi.Strip(lines[0])) {
+		axis++
+		if r == '┤' || r == '┼' {
+			break
+		}
+	}
+	span := max(c.rounds-1, 1)
+	for _, mk := range c.marks {
+		if mk < 1 || mk > float64(c.rounds) {
+			continue
+		}
+		col := axis + 1 + int(math.Round((mk-1)*float64(plotWidth-1)/float64(span)))
+		for i, l := range lines {
+			glyph := markGlyph
+			switch {
+			case i < plotRows:
+			case i == plotRows && c.xAxis:
+				glyph = markFoot
+			default:
+				continue
+			}
+			plain := []rune(ansi.Strip(l))
+			if col >= len(plain) || (glyph == markGlyph && plain[col] != ' ') || (glyph == markFoot && plain[col] != '─') {
+				continue
+			}
+			if c.color {
+				glyph = "\x1b[38;5;244m" + glyph + "\x1b[0m"
+			}
+			lines[i] = ansi.Truncate(l, col, "") + glyph + ansi.TruncateLeft(l, col+1, "")
+		}
 	}
 	return strings.Join(lines, "\n")
 }

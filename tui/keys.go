@@ -11,6 +11,7 @@ type keyMap struct {
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
 	OracleX, Data                    key.Binding
+	NextRacer                        key.Binding // cluster view: the racer whose assignments show
 	Help, Quit                       key.Binding
 }
 
@@ -33,6 +34,7 @@ func defaultKeyMap() keyMap {
 		Log:        key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
 		OracleX:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "x axis: rounds/oracle (lowrank)")),
 		Data:       key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "race on a data file")),
+		NextRacer:  key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "assignments of the next racer")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}

@@ -19,6 +19,13 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(ex
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
 	}
+	if sc.Family == experiment.FamilyMixture {
+		if _, err := experiment.PrepareMixture(sc); err != nil {
+			return experiment.Result{}, err
+		}
+		ready(experiment.NoFacts()) // no least-squares reference line
+		return experiment.Run(ctx, sc, emit)
+	}
 	facts, _, err := experiment.Reference(sc)
 	if err != nil {
 		return experiment.Result{}, err
