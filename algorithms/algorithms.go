@@ -22,7 +22,31 @@ type Round struct {
 	GradNorm float64   // ‖∇l(θ_t)‖, l = (1/N) Σ‖y_i − X_i θ‖² (PAPERS.md §1.2)
 	EstError float64   // ‖θ_t − θ*‖
 	// ClientError is Σ w_i ‖θ_t − θ_i*‖ under model heterogeneity, NaN otherwise.
+	// For clustered algorithms it is Σ w_i ‖θ_{z_i,t} − θ*_{z*_i}‖, the error of
+	// the model each client uses (PAPERS.md §5.4).
 	ClientError float64
+
+	// Ridge and low-rank families (papers 003, 001); NaN where they do not apply.
+	TestMSE  float64 // test mean squared error (PAPERS.md §4.7)
+	TestAcc  float64 // test accuracy of the argmax prediction (classification)
+	Subopt   float64 // F(θ_t) − F_* (PAPERS.md §2.1)
+	Oracle   float64 // cumulative federated oracle complexity Γ (Definition 1, §2.3)
+	CommUp   float64 // cumulative numbers sent by clients to the server
+	CommDown float64 // cumulative numbers sent by the server to clients
+	// Fields of clustered algorithms (PAPERS.md §5, paper 004); zero or NaN
+	// for the others. Theta then holds the k cluster models, k×d row-major.
+
+	// Phase is 1 (FedMD) or 2 (FedX + clustering); 0 for unphased algorithms.
+	Phase int
+	// ClusterDist is d(θ_t, θ*) = min_π max_j ‖θ_{π(j),t} − θ*_j‖.
+	ClusterDist float64
+	// Misclustered is the fraction of clients whose label, after the best
+	// permutation, differs from the truth; NaN in Phase 1.
+	Misclustered float64
+	// Assign is the cluster each client picked this round, relabelled by the
+	// best permutation so that it compares with the true labels; nil in
+	// Phase 1.
+	Assign []int
 }
 
 // Algorithm is one racer: a federated method with its parameters.
@@ -40,9 +64,14 @@ type DivergedError struct {
 	Limit float64
 	// Of names the Hessian the limit refers to, e.g. "the local Hessians".
 	Of string
+	// Reason, when set, explains the divergence instead of η and Limit.
+	Reason string
 }
 
 func (e *DivergedError) Error() string {
+	if e.Reason != "" {
+		return fmt.Sprintf("diverged at round %d: %s", e.Round, e.Reason)
+	}
 	if math.IsNaN(e.Limit) || e.Eta < e.Limit {
 		return fmt.Sprintf("diverged at round %d with η=%.4g", e.Round, e.Eta)
 	}

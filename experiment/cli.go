@@ -63,7 +63,7 @@ func (f *ScenarioFlags) Scenario() (Scenario, error) {
 	if err != nil {
 		return Scenario{}, err
 	}
-	sc := p.Scenario()
+	sc := baseFor(p.Scenario(), f.sets)
 	if f.rounds != 0 || f.given("rounds") {
 		if f.rounds < 1 || f.rounds > maxRounds {
 			return Scenario{}, &InputError{Msg: fmt.Sprintf("--rounds %d: must lie in 1..%d", f.rounds, maxRounds)}

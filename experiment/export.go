@@ -93,6 +93,12 @@ var linearColumns = []Column{
 // columnsFor returns the metric columns of a family.
 func columnsFor(f Family) []Column {
 	switch f {
+	case FamilyNewton:
+		return newtonColumns
+	case FamilyLowRank:
+		return lowRankColumns
+	case FamilyMixture:
+		return mixtureColumns
 	default:
 		return linearColumns
 	}
@@ -124,6 +130,9 @@ func (t *Table) Write(w io.Writer, f Format) error {
 					if v := c.Get(t, r); !math.IsNaN(v) && !math.IsInf(v, 0) {
 						fmt.Fprintf(bw, `,%q:%s`, c.Name, number(v))
 					}
+				}
+				if r.Assign != nil {
+					writeAssignment(bw, r.Assign)
 				}
 				bw.WriteString("}")
 			}
@@ -181,4 +190,18 @@ func ExportNew(base, ext string, write func(io.Writer) error) (string, error) {
 		return path, f.Close()
 	}
 	return "", fmt.Errorf("%s%s: too many exports with this name", base, ext)
+}
+
+// writeAssignment adds the assignment vector of a clustered round to a JSON
+// line: "assignment":[z_1,…,z_M], each the true cluster the client's pick is
+// matched with (PAPERS.md §5.4).
+func writeAssignment(bw *bufio.Writer, assign []int) {
+	bw.WriteString(`,"assignment":[`)
+	for i, z := range assign {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString(strconv.Itoa(z))
+	}
+	bw.WriteByte(']')
 }

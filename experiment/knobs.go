@@ -111,7 +111,7 @@ var knobs = []Knob{
 			return strings.Join(parts, ",")
 		},
 		set: func(s *Scenario, v string) error {
-			rs, err := ParseRacers(v)
+			rs, err := parseRacersFor(s.Family, v)
 			if err != nil {
 				return err
 			}
@@ -135,23 +135,20 @@ func (sc *Scenario) Set(key, value string) error {
 
 // setKnob is Set without the swept-knob guard.
 func (sc *Scenario) setKnob(key, value string) error {
-	i := slices.IndexFunc(knobs, func(k Knob) bool { return k.Name == key })
+	table := knobsFor(sc.Family)
+	i := slices.IndexFunc(table, func(k Knob) bool { return k.Name == key })
 	if i < 0 {
-		names := make([]string, len(knobs))
-		for j, k := range knobs {
-			names[j] = k.Name
-		}
-		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(names, ", "))}
+		return unknownKnob(sc, key, value)
 	}
-	if err := knobs[i].set(sc, strings.TrimSpace(value)); err != nil {
-		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, knobs[i].Help)}
+	if err := table[i].set(sc, strings.TrimSpace(value)); err != nil {
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, table[i].Help)}
 	}
 	return nil
 }
 
 // Get returns the textual value of a knob, or "" for an unknown key.
 func (sc *Scenario) Get(key string) string {
-	for _, k := range knobs {
+	for _, k := range knobsFor(sc.Family) {
 		if k.Name == key {
 			return k.get(sc)
 		}
@@ -162,7 +159,7 @@ func (sc *Scenario) Get(key string) string {
 // SetAll applies "key=value" assignments in order, then validates the whole
 // scenario so that cross-knob limits (e.g. subspace_dim ≤ dim) are checked.
 func (sc *Scenario) SetAll(assignments []string) error {
-	for _, a := range assignments {
+	for _, a := range hoistData(assignments) {
 		key, value, ok := strings.Cut(a, "=")
 		if !ok {
 			return &InputError{Msg: fmt.Sprintf("--set %q: expected key=value, e.g. eta=0.05", a)}

@@ -45,6 +45,11 @@ var presets = []Preset{
 		},
 	},
 	{
+		Name:    "mixture",
+		Summary: "clustered FL for mixed regression: FedMD + FedAvg against a random start, live cluster assignments (paper 004)",
+		build:   mixture,
+	},
+	{
 		Name:    "fedgain-model",
 		Summary: "sweep: federation gain of a data-scarce and a data-rich client against model heterogeneity Γ (paper 000, Fig. 4)",
 		build:   fedGainModel,

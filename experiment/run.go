@@ -20,8 +20,10 @@ type Point struct {
 
 // Result describes a finished (or cancelled) race.
 type Result struct {
-	Racers  []Racer
-	Problem *model.Problem
+	Racers   []Racer
+	Problem  *model.Problem
+	Prepared *Prepared      // newton and lowrank families
+	Mixture  *model.Mixture // the data of a mixture-family race (Problem is nil)
 	// Errs holds, per racer, why it stopped early: a *RacerError wrapping an
 	// *algorithms.DivergedError, or nil when it ran all rounds.
 	Errs []error
@@ -121,6 +123,10 @@ func Run(ctx context.Context, sc Scenario, emit func(Point)) (Result, error) {
 	switch sc.Family {
 	case FamilyLinear:
 		return runLinear(ctx, sc, emit)
+	case FamilyNewton, FamilyLowRank:
+		return runFamily(ctx, sc, emit)
+	case FamilyMixture:
+		return runMixture(ctx, sc, emit)
 	}
 	return Result{}, fmt.Errorf("experiment: unknown family %q", sc.Family)
 }

@@ -23,7 +23,8 @@ type Family string
 
 // Families.
 const (
-	FamilyLinear Family = "" // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyLinear  Family = ""        // Gaussian linear regression, FedAvg/FedProx (paper 000)
+	FamilyMixture Family = "mixture" // federated mixed regression, two-phase clustered FL (paper 004)
 	// FamilyFedGain sweeps the federation gain of a data-scarce and a
 	// data-rich client on linear federations (paper 000, E000-3/4).
 	FamilyFedGain Family = "fedgain"
@@ -43,6 +44,9 @@ type Scenario struct {
 	Racers     []RacerSpec     // the algorithms raced side by side
 	Rounds     int             // communication rounds T
 	Seed       uint64          // master seed of every random draw
+	Newton     NewtonConfig    // FamilyNewton: data and ridge model (families.go)
+	LowRank    LowRankConfig   // FamilyLowRank: FedLRGD problem (families.go)
+	Mixture    MixtureSpec     // data and Phase-1 parameters of the mixture family
 
 	// Sweeps (see sweep.go); zero values for a plain run.
 	Sweep    SweepSpec      // the swept knob and its grid; Knob "" for a run
@@ -64,6 +68,8 @@ type RacerSpec struct {
 	LocalSteps int     // pinned s (FedAvg); 0 follows Scenario.LocalSteps
 	Batch      int     // pinned B; -1 follows Scenario.Batch, 0 forces full batch
 	Eta        float64 // pinned η; 0 follows Scenario.Eta
+	Rank       int     // pinned FedLRGD rank r; 0 follows Scenario.LowRank.Rank
+	Mu         float64 // pinned FedProx λ_prox (newton family); 0 follows Scenario.Newton.LambdaProx
 }
 
 // String returns the spec in the syntax ParseRacers reads.
@@ -79,6 +85,12 @@ func (r RacerSpec) String() string {
 	if r.Eta > 0 {
 		fmt.Fprintf(&b, ":eta=%s", formatFloat(r.Eta))
 	}
+	if r.Rank > 0 {
+		fmt.Fprintf(&b, ":r=%d", r.Rank)
+	}
+	if r.Mu > 0 {
+		fmt.Fprintf(&b, ":mu=%s", formatFloat(r.Mu))
+	}
 	return b.String()
 }
 
@@ -87,11 +99,20 @@ type Racer struct {
 	Label     string
 	Spec      RacerSpec // with every field resolved against the scenario
 	Algorithm algorithms.Algorithm
+	Ridge     algorithms.RidgeAlgorithm     // FamilyNewton racers
+	Federated algorithms.FederatedAlgorithm // FamilyLowRank racers
+	Clustered algorithms.MixtureAlgorithm   // the racer of the mixture family (Algorithm is nil)
 }
 
 // Resolve turns the racer specs into algorithms, filling unpinned fields from
 // the scenario. Racers that resolve to the same algorithm are kept once.
 func (sc Scenario) Resolve() []Racer {
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.resolveFamily()
+	}
+	if sc.Family == FamilyMixture {
+		return sc.resolveMixture()
+	}
 	var out []Racer
 	seen := map[RacerSpec]bool{}
 	for _, spec := range sc.Racers {
@@ -133,6 +154,12 @@ func (sc Scenario) Resolve() []Racer {
 
 // Validate reports the first problem of the scenario as an *InputError.
 func (sc Scenario) Validate() error {
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.validateFamily()
+	}
+	if sc.Family == FamilyMixture {
+		return sc.validateMixture()
+	}
 	if err := sc.Data.Validate(); err != nil {
 		return &InputError{Msg: err.Error()}
 	}
@@ -157,6 +184,12 @@ func (sc Scenario) Summary() string { return sc.SummaryWith(NoFacts()) }
 func (sc Scenario) SummaryWith(f Facts) string {
 	if sc.Family == FamilyPolynomial {
 		return sc.polynomialSummary()
+	}
+	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
+		return sc.familySummary()
+	}
+	if sc.Family == FamilyMixture {
+		return sc.mixtureSummary()
 	}
 	d := sc.Data
 	var b strings.Builder

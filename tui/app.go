@@ -12,6 +12,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/fedscope/fedscope/algorithms"
@@ -26,10 +27,11 @@ const (
 	screenHelp
 	screenAlgorithms
 	screenPresets
+	screenData
 )
 
 func (s screen) String() string {
-	return [...]string{"run", "help", "algorithms", "presets"}[s]
+	return [...]string{"run", "help", "algorithms", "presets", "data"}[s]
 }
 
 // runState is the state shown in the status line.
@@ -75,20 +77,23 @@ type Model struct {
 	picker        picker
 
 	// The current run. Messages from any other runID are stale.
-	runID    int
-	cancel   context.CancelFunc
-	ch       <-chan tea.Msg
-	waiting  bool // a waitForStream command is outstanding on ch
-	paused   bool
-	state    runState
-	table    *experiment.Table
-	facts    experiment.Facts // NaN fields until the data are ready
-	failures []error
-	fatal    string
-	started  time.Time
-	elapsed  time.Duration
-	notice   string
-	logY     bool
+	runID     int
+	cancel    context.CancelFunc
+	ch        <-chan tea.Msg
+	waiting   bool // a waitForStream command is outstanding on ch
+	paused    bool
+	state     runState
+	table     *experiment.Table
+	facts     experiment.Facts // NaN fields until the data are ready
+	failures  []error
+	fatal     string
+	started   time.Time
+	elapsed   time.Duration
+	notice    string
+	logY      bool
+	oracleX   bool            // lowrank: x axis is the oracle complexity
+	dataErr   string          // why the typed data file cannot be used
+	dataInput textinput.Model // the data-file prompt
 
 	// Rendering is throttled: points mark the charts dirty and a frame tick
 	// redraws them, so View only joins cached strings.
@@ -99,6 +104,7 @@ type Model struct {
 	// open; it then receives every message.
 	sweep       *sweepView
 	sweepRunner SweepRunner
+	cluster     clusterState // the cluster view of the mixture family
 }
 
 // Option configures a Model.
@@ -155,9 +161,9 @@ func (m *Model) restart() tea.Cmd {
 	m.waiting = !m.paused
 	m.render()
 	if m.paused {
-		return nil
+		return m.clusterInfoCmd()
 	}
-	return waitForStream(m.ch)
+	return tea.Batch(waitForStream(m.ch), m.clusterInfoCmd())
 }
 
 // Update handles global keys first, then sizes, run messages, and finally
@@ -215,6 +221,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.render()
 		}
 		return m, nil
+	case clusterInfoMsg:
+		return m, m.onClusterInfo(msg)
 	case exportedMsg:
 		if msg.err != nil {
 			m.notice = "export failed: " + msg.err.Error()
@@ -265,6 +273,8 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case screenAlgorithms, screenPresets:
 		return m.handlePicker(msg)
+	case screenData:
+		return m.handleDataInput(msg)
 	}
 	k := m.keys
 	m.notice = ""
@@ -294,17 +304,49 @@ func (m *Model) handleKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.apply(sc)
 	case key.Matches(msg, k.HeteroDown), key.Matches(msg, k.HeteroUp):
+		if m.sc.Family == experiment.FamilyMixture {
+			return m.stepSeparation(key.Matches(msg, k.HeteroUp))
+		}
 		sc := m.sc
-		sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, key.Matches(msg, k.HeteroUp))
+		up := key.Matches(msg, k.HeteroUp)
+		switch sc.Family {
+		case experiment.FamilyNewton:
+			sc.Newton.Alpha = stepLadder(alphaLadder, sc.Newton.Alpha, up)
+		case experiment.FamilyLowRank:
+			sc.LowRank.Rank = int(stepLadder(rankLadder, float64(sc.LowRank.Rank), up))
+		default:
+			sc.Data.Gamma = stepLadder(gammaLadder, sc.Data.Gamma, up)
+		}
 		return m.apply(sc)
 	case key.Matches(msg, k.SubspaceDown), key.Matches(msg, k.SubspaceUp):
+		if m.sc.Family != experiment.FamilyLinear {
+			m.notice = "the covariate subspace r applies to the paradox and minibatch presets"
+			break
+		}
 		return m.apply(stepSubspace(m.sc, key.Matches(msg, k.SubspaceUp)))
+	case key.Matches(msg, k.OracleX):
+		if m.sc.Family != experiment.FamilyLowRank {
+			m.notice = "x (oracle-complexity axis) applies to the lowrank preset"
+		}
+		m.oracleX = !m.oracleX
+	case key.Matches(msg, k.Data):
+		m.screen, m.dataErr = screenData, ""
+		m.dataInput = newDataInput(m.sc.Newton.DataPath)
+		m.dataInput.Width = max(10, m.width-len(m.dataInput.Prompt)-2)
 	case key.Matches(msg, k.BatchDown), key.Matches(msg, k.BatchUp):
+		if m.sc.Family == experiment.FamilyMixture {
+			m.notice = "minibatches apply to the paradox and minibatch presets"
+			break
+		}
 		sc := m.sc
 		sc.Batch = stepBatch(sc.Batch, sc.Data.Samples, key.Matches(msg, k.BatchUp))
 		return m.apply(sc)
 	case key.Matches(msg, k.Log):
 		m.logY = !m.logY
+	case key.Matches(msg, k.NextRacer) && m.sc.Family == experiment.FamilyMixture:
+		m.nextRacer()
+	case key.Matches(msg, k.Algorithms) && m.sc.Family == experiment.FamilyMixture:
+		m.notice = "mixture races FedMD + FedX against a random start; run with --set local=fedprox for FedProx"
 	case key.Matches(msg, k.Algorithms):
 		m.screen, m.picker = screenAlgorithms, algorithmPicker(m.sc)
 	case key.Matches(msg, k.Presets):
@@ -370,6 +412,9 @@ func (m *Model) handlePicker(msg tea.KeyMsg) tea.Cmd {
 }
 
 func followsLocalSteps(sc experiment.Scenario) bool {
+	if sc.Family == experiment.FamilyMixture {
+		return !sc.Mixture.Prox
+	}
 	for _, r := range sc.Racers {
 		if r.Kind == experiment.KindFedAvg && r.LocalSteps == 0 {
 			return true
@@ -439,8 +484,14 @@ func (m *Model) render() {
 		middle = fitBox(m.helpView(), w, body)
 	case screenAlgorithms, screenPresets:
 		middle = m.picker.view(m.styles, w, body)
+	case screenData:
+		middle = m.dataView(w, body)
 	default:
-		middle = m.chartsView(w, body)
+		if m.sc.Family == experiment.FamilyMixture {
+			middle = m.clusterView(w, body)
+		} else {
+			middle = m.chartsView(w, body)
+		}
 	}
 	lines := []string{ansi.Truncate(title, w, "…"), middle, m.legend(w), ansi.Truncate(status, w, "…")}
 	lines = append(lines, messages...)
@@ -449,6 +500,9 @@ func (m *Model) render() {
 
 // chartsView draws the gradient-norm chart above the estimation-error chart.
 func (m *Model) chartsView(w, h int) string {
+	if m.sc.Family != experiment.FamilyLinear {
+		return m.familyChartsView(w, h)
+	}
 	h1 := (h - 2 - 2) / 2 // two captions; the lower chart also carries the x axis
 	h2 := h - 2 - h1
 	scale := "log"
@@ -542,7 +596,7 @@ func (m *Model) messageLines(w int) []string {
 		msgs = append(msgs, m.styles.notice.Render(m.notice))
 	}
 	if len(msgs) == 0 {
-		return []string{m.help.ShortHelpView(m.keys.ShortHelp())}
+		return []string{m.help.ShortHelpView(m.helpKeys().ShortHelp())}
 	}
 	var lines []string
 	for _, s := range msgs {
@@ -572,7 +626,11 @@ func (m *Model) helpView() string {
 	defer func() { m.help.ShowAll = false }()
 	intro := "Keys — every parameter change cancels the run and restarts it at once.\n" +
 		"The dashed line is the error of pooled least squares, the centralised optimum.\n\n"
-	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.keys) + "\n\n" +
+	if m.sc.Family == experiment.FamilyMixture {
+		intro = "Keys — every parameter change cancels the run and restarts it at once.\n" +
+			"Rows are clients grouped by true cluster, columns rounds; solid bands = correct clusters.\n\n"
+	}
+	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.helpKeys()) + "\n\n" +
 		m.styles.muted.Render("press ? or esc to close")
 }
 

@@ -25,10 +25,15 @@ type chartSpec struct {
 	reference     *series  // dashed horizontal reference line, drawn first
 	xAxis         bool     // draw the round axis below
 	color         bool     // emit ANSI colours
-	// xValues, when set, labels the x axis with these values instead of
-	// round numbers: point i of every series sits at xValues[i] (a sweep's
-	// grid, evenly spaced by index even when the grid is log-spaced).
-	xValues []float64
+	// xLabel, when set, labels the x ticks (e.g. oracle complexity) instead
+	// of the round number.
+	xLabel func(x float64) string
+	// tight fits a linear y axis to the data range instead of starting at 0
+	// (test MSE and accuracy differ in the second digit between racers).
+	tight bool
+	// marks are x positions (in rounds, fractional allowed) where a dotted
+	// vertical line is drawn through the empty cells, e.g. a phase boundary.
+	marks []float64
 }
 
 // plotChart renders a chart as exactly height lines of at most width cells.
@@ -74,20 +79,18 @@ func plotChart(c chartSpec) string {
 		opts = append(opts, asciigraph.SeriesColors(colors...))
 	}
 	if c.xAxis {
-		lo, hi := 1.0, float64(c.rounds)
-		label := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
-		if c.xValues != nil {
-			lo, hi = 0, float64(len(c.xValues)-1)
-			label = func(v float64) string {
-				i := min(max(int(math.Round(v)), 0), len(c.xValues)-1)
-				return strconv.FormatFloat(c.xValues[i], 'g', 3, 64)
-			}
+		xf := func(v float64) string { return strconv.Itoa(int(math.Round(v))) }
+		if c.xLabel != nil {
+			xf = c.xLabel
 		}
-		opts = append(opts, asciigraph.XAxisRange(lo, hi),
+		opts = append(opts, asciigraph.XAxisRange(1, float64(c.rounds)),
 			asciigraph.XAxisTickCount(min(6, max(2, plotWidth/12))),
-			asciigraph.XAxisValueFormatter(label))
+			asciigraph.XAxisValueFormatter(xf))
 	}
 	out := asciigraph.PlotMany(data, opts...)
+	if len(c.marks) > 0 {
+		out = overlayMarks(out, c, plotRows, plotWidth)
+	}
 	return fitBox(out, c.width, c.height)
 }
 
@@ -154,6 +157,13 @@ func yRange(c chartSpec) (lo, hi float64, ok bool) {
 			hi = lo + 1
 		}
 		return lo, hi, true
+	}
+	if c.tight {
+		pad := 0.05 * (hi - lo)
+		if pad == 0 {
+			pad = 0.01*math.Abs(hi) + 1e-9
+		}
+		return lo - pad, hi + pad, true
 	}
 	lo = math.Min(0, lo)
 	if hi <= lo {
@@ -229,6 +239,54 @@ func placeholder(w, h int, msg string) string {
 	lines := make([]string, max(h, 0))
 	if h > 0 {
 		lines[h/2] = ansi.Truncate(padLeft(msg, (w+len(msg))/2), max(w, 0), "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// markGlyph draws a chart's vertical marks; markFoot is where a mark meets
+// the round axis.
+const (
+	markGlyph = "┊"
+	markFoot  = "┴"
+)
+
+// overlayMarks draws the chart's vertical marks into the empty cells of the
+// plot rows and onto the round axis. asciigraph spreads the padded series
+// (one value per round) over plotWidth columns linearly, so round r sits at
+// column (r−1)·(plotWidth−1)/(rounds−1) right of the y axis.
+func overlayMarks(out string, c chartSpec, plotRows, plotWidth int) string {
+	lines := strings.Split(out, "\n")
+	axis := -1
+	for _, r := range []rune(ansi.Strip(lines[0])) {
+		axis++
+		if r == '┤' || r == '┼' {
+			break
+		}
+	}
+	span := max(c.rounds-1, 1)
+	for _, mk := range c.marks {
+		if mk < 1 || mk > float64(c.rounds) {
+			continue
+		}
+		col := axis + 1 + int(math.Round((mk-1)*float64(plotWidth-1)/float64(span)))
+		for i, l := range lines {
+			glyph := markGlyph
+			switch {
+			case i < plotRows:
+			case i == plotRows && c.xAxis:
+				glyph = markFoot
+			default:
+				continue
+			}
+			plain := []rune(ansi.Strip(l))
+			if col >= len(plain) || (glyph == markGlyph && plain[col] != ' ') || (glyph == markFoot && plain[col] != '─') {
+				continue
+			}
+			if c.color {
+				glyph = "\x1b[38;5;244m" + glyph + "\x1b[0m"
+			}
+			lines[i] = ansi.Truncate(l, col, "") + glyph + ansi.TruncateLeft(l, col+1, "")
+		}
 	}
 	return strings.Join(lines, "\n")
 }

@@ -11,6 +11,8 @@ type keyMap struct {
 	SubspaceDown, SubspaceUp         key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
+	OracleX, Data                    key.Binding
+	NextRacer                        key.Binding // cluster view: the racer whose assignments show
 	Help, Quit                       key.Binding
 }
 
@@ -25,14 +27,17 @@ func defaultKeyMap() keyMap {
 		StepsUp:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
 		HeteroDown:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
 		HeteroUp:     key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
-		SubspaceDown: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "subspace r down")),
-		SubspaceUp:   key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "subspace r up")),
+		SubspaceDown: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "subspace r down")),
+		SubspaceUp:   key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "subspace r up")),
 		BatchDown:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "smaller minibatch")),
 		BatchUp:      key.NewBinding(key.WithKeys("B"), key.WithHelp("B", "larger minibatch")),
 		Algorithms:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "algorithms")),
 		Presets:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "presets")),
 		Export:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "export CSV")),
 		Log:          key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "log/linear y")),
+		OracleX:      key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "x axis: rounds/oracle (lowrank)")),
+		Data:         key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "race on a data file")),
+		NextRacer:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "assignments of the next racer")),
 		Help:         key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:         key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 	}
@@ -57,7 +62,7 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Pause, k.Restart, k.NewSeed, k.Log, k.Export},
 		{k.EtaDown, k.EtaUp, k.StepsDown, k.StepsUp},
 		{k.HeteroDown, k.HeteroUp, k.SubspaceDown, k.SubspaceUp, k.BatchDown, k.BatchUp},
-		{k.Algorithms, k.Presets, k.Help, k.Quit},
+		{k.Algorithms, k.Presets, k.Data, k.OracleX, k.Help, k.Quit},
 	}
 }
 

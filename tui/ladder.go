@@ -14,6 +14,8 @@ var (
 	gammaLadder = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30}
 	batchLadder = []float64{1, 2, 5, 10, 20, 25, 50, 100, 250, 500, 1000}
 	rLadder     = []float64{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000}
+	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // PAPERS.md §8, 003
+	rankLadder  = []float64{3, 5, 10, 20, 40}                         // PAPERS.md §8, 001
 )
 
 // decades expands mantissas over 10^lo … 10^hi.

@@ -19,11 +19,18 @@ func experimentRunner(ctx context.Context, sc experiment.Scenario, ready func(ex
 	if err := sc.Validate(); err != nil {
 		return experiment.Result{}, err
 	}
-	p, err := experiment.Prepare(sc)
+	if sc.Family == experiment.FamilyMixture {
+		if _, err := experiment.PrepareMixture(sc); err != nil {
+			return experiment.Result{}, err
+		}
+		ready(experiment.NoFacts()) // no least-squares reference line
+		return experiment.Run(ctx, sc, emit)
+	}
+	facts, _, err := experiment.Reference(sc)
 	if err != nil {
 		return experiment.Result{}, err
 	}
-	ready(experiment.FactsOf(p))
+	ready(facts)
 	return experiment.Run(ctx, sc, emit)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -395,7 +396,7 @@ func (m *Model) sweepCharts(w, h int) string {
 			curves[r] = series{values: fillGaps(vals, m.logY), glyph: look.charSet(), color: look.color}
 		}
 		spec := chartSpec{width: w, height: rows, rounds: len(t.Grid), logY: m.logY, curves: curves,
-			color: m.styles.color, xAxis: mi == k-1, xValues: t.Grid}
+			color: m.styles.color, xAxis: mi == k-1, xLabel: gridLabel(t.Grid)}
 		note := ""
 		if !math.IsNaN(metric.Ref) {
 			ref := make([]float64, len(t.Grid))
@@ -409,6 +410,16 @@ func (m *Model) sweepCharts(w, h int) string {
 			plotChart(spec))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// gridLabel labels x position v (1-based, as the chart counts points) with
+// the grid value there: a log-spaced grid is spaced evenly by index and
+// labelled with its real values.
+func gridLabel(grid []float64) func(v float64) string {
+	return func(v float64) string {
+		i := min(max(int(math.Round(v))-1, 0), len(grid)-1)
+		return strconv.FormatFloat(grid[i], 'g', 3, 64)
+	}
 }
 
 // fillGaps joins the grid points that have data by straight lines (in log

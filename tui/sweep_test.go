@@ -195,7 +195,9 @@ func TestSweepKeys(t *testing.T) {
 	m.Update(keyMsg("esc"))
 	// The preset picker leads back to the run view.
 	m.Update(keyMsg("p"))
-	m.Update(tea.KeyMsg{Type: tea.KeyUp}) // from fedgain-model to minibatch
+	for m.sweep.picker.items[m.sweep.picker.cursor].preset != "minibatch" {
+		m.Update(tea.KeyMsg{Type: tea.KeyUp})
+	}
 	m.Update(keyMsg("enter"))
 	if m.sweep != nil || m.sc.Preset != "minibatch" {
 		t.Errorf("picker: sweep %v, preset %q", m.sweep != nil, m.sc.Preset)
@@ -283,21 +285,21 @@ func TestLogTicksLabelEachDecadeOnce(t *testing.T) {
 	}
 }
 
-// TestSubspaceKeys: c/C move r along its ladder, rescale η ∝ r (E000-4) and
+// TestSubspaceKeys: o/O move r along its ladder, rescale η ∝ r (E000-4) and
 // return to r = d (0) with η restored.
 func TestSubspaceKeys(t *testing.T) {
 	m := newTestModel(t, blockingRunner)
 	m.Init()
-	m.Update(keyMsg("c"))
+	m.Update(keyMsg("o"))
 	if m.sc.Data.SubspaceDim != 70 || math.Abs(m.sc.Eta-0.07) > 1e-15 {
-		t.Errorf("c: r=%d η=%v, want 70, 0.07", m.sc.Data.SubspaceDim, m.sc.Eta)
+		t.Errorf("o: r=%d η=%v, want 70, 0.07", m.sc.Data.SubspaceDim, m.sc.Eta)
 	}
 	if !strings.Contains(view(m), "r=70") {
 		t.Errorf("title does not show r:\n%s", view(m))
 	}
-	m.Update(keyMsg("c"))
-	m.Update(keyMsg("C"))
-	m.Update(keyMsg("C"))
+	m.Update(keyMsg("o"))
+	m.Update(keyMsg("O"))
+	m.Update(keyMsg("O"))
 	if m.sc.Data.SubspaceDim != 0 || m.sc.Eta != 0.1 {
 		t.Errorf("back up: r=%d η=%v, want 0 (= d), 0.1", m.sc.Data.SubspaceDim, m.sc.Eta)
 	}

@@ -1,0 +1,205 @@
+package algorithms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedscope/fedscope/internal/parallel"
+	"github.com/fedscope/fedscope/model"
+)
+
+// MixtureAlgorithm is a clustered racer on a mixed-regression federation: it
+// runs `rounds` communication rounds and emits one Round per round, with the
+// k cluster models in Round.Theta (PAPERS.md §5, paper 004).
+type MixtureAlgorithm interface {
+	Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error
+}
+
+// ClusterLocal is the local refinement of Phase 2 (PAPERS.md §5.4 step 3):
+// s full-batch gradient steps with step η on the picked cluster's model
+// (FedAvg-based), or the exact proximal step with parameter η (FedProx-based).
+type ClusterLocal struct {
+	Prox  bool
+	Eta   float64
+	Steps int // s, FedAvg only
+}
+
+// Label names the local update as in the legend: "FedAvg s=5" or "FedProx".
+func (l ClusterLocal) Label() string {
+	if l.Prox {
+		return "FedProx"
+	}
+	return fmt.Sprintf("FedAvg s=%d", l.Steps)
+}
+
+func (l ClusterLocal) validate() error {
+	if !(l.Eta > 0) || math.IsInf(l.Eta, 0) {
+		return fmt.Errorf("%w: step size η=%v must be a finite number > 0", ErrBadParams, l.Eta)
+	}
+	if !l.Prox && l.Steps < 1 {
+		return fmt.Errorf("%w: local steps s=%d must be at least 1", ErrBadParams, l.Steps)
+	}
+	return nil
+}
+
+// TwoPhase is the two-phase algorithm of paper 004: Phase 1 FedMD (T rounds,
+// emitted with Phase 1) gives coarse centres, then Phase 2 FedX + clustering
+// refines them for the remaining rounds (PAPERS.md §5.2–5.4). Every Phase-1
+// round counts as one communication round of the stream; its Theta and
+// ClusterDist are those of the anchors clustered as at the end of Phase 1.
+type TwoPhase struct {
+	Phase1 FedMD
+	Local  ClusterLocal
+}
+
+// Run implements MixtureAlgorithm.
+func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error {
+	if err := a.Local.validate(); err != nil {
+		return err
+	}
+	if err := a.Phase1.validate(p); err != nil {
+		return err
+	}
+	st := newFedMD(a.Phase1, p)
+	var centres []float64
+	t := 1
+	for ; t <= rounds && t <= a.Phase1.Rounds; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st.round()
+		centres = st.centres()
+		sc := p.Score(centres, nil)
+		emit(Round{Index: t, Phase: 1, Theta: centres, ClusterDist: sc.Distance, Misclustered: math.NaN(),
+			GradNorm: math.NaN(), EstError: math.NaN(), ClientError: math.NaN()})
+	}
+	if t > rounds {
+		return nil
+	}
+	return runPhase2(ctx, p, a.Local, centres, t, rounds, emit)
+}
+
+// RandomInit is the baseline: Phase 2 alone, from k cluster models drawn
+// uniformly on the sphere of radius R (the scale of the truths, PAPERS.md §8),
+// so that the value of Phase 1 shows side by side.
+type RandomInit struct {
+	Local ClusterLocal
+	Seed  uint64
+}
+
+// randomInitStream is the random stream of the baseline's initial models.
+const randomInitStream = 1 << 44
+
+// Run implements MixtureAlgorithm.
+func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error {
+	if err := a.Local.validate(); err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(a.Seed, randomInitStream))
+	d := p.Dim
+	centres := make([]float64, p.K*d)
+	for j := 0; j < p.K; j++ {
+		c := centres[j*d : (j+1)*d]
+		unit(c, rng)
+		for r := range c {
+			c[r] *= p.Fed.Radius
+		}
+	}
+	return runPhase2(ctx, p, a.Local, centres, 1, rounds, emit)
+}
+
+// Phase2 runs FedX + clustering (PAPERS.md §5.4) from the given centres
+// (k×d row-major) for `rounds` rounds, numbered from 1, emitting Phase 2
+// rounds. It is the whole of RandomInit and the second half of TwoPhase.
+func Phase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, rounds int, emit func(Round)) error {
+	if err := local.validate(); err != nil {
+		return err
+	}
+	if len(centres) != p.K*p.Dim {
+		panic("algorithms: Phase2: centres are not k×d")
+	}
+	return runPhase2(ctx, p, local, append([]float64(nil), centres...), 1, rounds, emit)
+}
+
+// clientBlock is how many clients one parallel task handles in Phase 2.
+const clientBlock = 64
+
+// runPhase2 iterates rounds first..last of Phase 2 on centres (updated in
+// place). One round:
+//  1. every client picks z_i = argmin_j ‖y_i − X_i θ_j‖ (ties: lowest j);
+//  2. it refines θ_{z_i} locally (s GD steps or the proximal step), the other
+//     blocks unchanged;
+//  3. the server sets θ_t = Σ_i (n_i/N) θ_{i,t} over all clients, i.e.
+//     θ_{j,t} = θ_{j,t−1} + Σ_{i: z_i = j} (n_i/N)(u_i − θ_{j,t−1}).
+//
+// Clients run in parallel blocks writing only their own u_i and z_i; the
+// server sums in client order, so the result does not depend on scheduling.
+func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, first, last int,
+	emit func(Round)) error {
+	d, k, m := p.Dim, p.K, len(p.Clients)
+	u := make([]float64, m*d)
+	assign := make([]int, m)
+	blocks := (m + clientBlock - 1) / clientBlock
+	ws := make([]*model.Workspace, blocks)
+	for b := range ws {
+		ws[b] = p.NewWorkspace()
+	}
+	var factors []model.ProxFactor
+	if local.Prox {
+		factors = make([]model.ProxFactor, m)
+		parallel.For(m, func(i int) { factors[i] = model.NewProxFactor(&p.Clients[i], local.Eta) })
+	}
+	bound := explosion * (1 + p.Fed.Radius)
+	for t := first; t <= last; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		parallel.For(blocks, func(b int) {
+			if ctx.Err() != nil {
+				return
+			}
+			for i := b * clientBlock; i < min(m, (b+1)*clientBlock); i++ {
+				s := &p.Clients[i]
+				z, best := 0, math.Inf(1)
+				for j := 0; j < k; j++ {
+					if r := s.ResidualSq(centres[j*d : (j+1)*d]); r < best {
+						z, best = j, r
+					}
+				}
+				assign[i] = z
+				ui := u[i*d : (i+1)*d]
+				copy(ui, centres[z*d:(z+1)*d])
+				if local.Prox {
+					factors[i].Apply(ui, ws[b])
+				} else {
+					s.GDSteps(ui, local.Eta, local.Steps, ws[b])
+				}
+			}
+		})
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		next := append([]float64(nil), centres...)
+		for i, z := range assign {
+			w := p.Weights[i]
+			ui, cz, nz := u[i*d:(i+1)*d], centres[z*d:(z+1)*d], next[z*d:(z+1)*d]
+			for r := range nz {
+				nz[r] += w * (ui[r] - cz[r])
+			}
+		}
+		copy(centres, next)
+		sc := p.Score(next, assign)
+		if !finite(next) || !(sc.Distance < bound) {
+			e := &DivergedError{Round: t, Eta: local.Eta, Limit: math.NaN()}
+			if !local.Prox {
+				e.Limit, e.Of = 2/p.Curvature(), "the local Hessians"
+			}
+			return e
+		}
+		emit(Round{Index: t, Phase: 2, Theta: next, ClusterDist: sc.Distance, Misclustered: sc.Misclustered,
+			Assign: sc.Assign, ClientError: sc.ClientError, GradNorm: math.NaN(), EstError: math.NaN()})
+	}
+	return nil
+}

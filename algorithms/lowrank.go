@@ -1,0 +1,323 @@
+package algorithms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedscope/fedscope/model"
+	"gonum.org/v1/gonum/mat"
+)
+
+// FederatedAlgorithm is a racer on the smooth federated ERM of paper 001.
+type FederatedAlgorithm interface {
+	// Run emits one Round per epoch (at most `rounds`), each with the
+	// suboptimality F(θ_t) − F_*, the cumulative federated oracle complexity
+	// (Definition 1 of PAPERS.md §2.3) and the cumulative communication.
+	Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error
+}
+
+// FedLRGD is Algorithm 1 of paper 001 (PAPERS.md §2.4), τ = 1:
+//
+//	epoch 1 (server, b = r²): anchors ϑ^(1..r) ~ U[−1,1]^p; for every
+//	  coordinate i, G^(i)_{jk} = g_i(x^(0,j); ϑ^(k)) over the first r server
+//	  samples (the interpolation nodes), and its pseudo-inverse;
+//	epoch 2 (clients, b = rs, upload): client c sends
+//	  v^(i,c) = (Σ_j [g_i(x^(c,j); ϑ^(1..r))]) (G^(i))⁺, one p-vector now;
+//	epochs 3..r+1 (upload only): the remaining r − 1 p-vectors;
+//	then S inexact GD steps at the server, θ ← Π(θ − (1/L1) F̂(θ)) with
+//	  F̂_i(θ) = (1/n) Σ_k g_i(x^(0,k); θ)(1 + Σ_c v^(i,c)_k), r gradients each.
+//
+// The paper's last epoch (b = rS) is emitted as S server epochs of b = r so
+// the suboptimality can be drawn against the oracle complexity; the total
+// Γ = r² + rs + rS + φmr is the paper's. Server samples beyond the first r
+// (when racers of different ranks share the data) are weighted at the server
+// like a client's, costing (R − r)r gradients in epoch 1 and no upload.
+// Π projects onto the parameter space of the problem ([−1,1]^p in the
+// paper's Appendix A, §2.8): with a small r, F̂ need not be the gradient of a
+// convex function and unprojected iterates can run away. The matrices G^(i) are badly conditioned for smooth losses, so they are
+// inverted by truncated SVD with relative tolerance 1e-10 (§8); Cond
+// reports the largest condition number met.
+type FedLRGD struct {
+	Rank  int     // r, interpolation nodes = approximate rank
+	Iters int     // S, inexact GD iterations (200)
+	Phi   float64 // φ, cost of one upload relative to one gradient (100)
+	Seed  uint64  // draws the anchors
+}
+
+// lrgd is FedLRGD's state after the weight epochs: the interpolation nodes
+// and the total weights 1 + Σ_c v^(i,c)_k of every coordinate i and node k.
+type lrgd struct {
+	nodes    []float64
+	total    [][]float64
+	cond     float64 // largest condition number of the G^(i), kept part
+	serverN  int
+	clientsS int // the largest client sample count s
+}
+
+// prepare runs epochs 1 and 2 (and the weights of any extra server samples).
+func (a FedLRGD) prepare(ctx context.Context, p *model.Federated) (*lrgd, error) {
+	pp, q, r := p.Loss.Params(), p.Q, a.Rank
+	st := &lrgd{serverN: len(p.Server) / q}
+	if r < 1 || r > st.serverN {
+		return nil, fmt.Errorf("%w: rank r=%d must lie in 1..%d (server samples)", ErrBadParams, r, st.serverN)
+	}
+	g := make([]float64, pp)
+	rng := rand.New(rand.NewPCG(a.Seed, 1<<43+uint64(r)))
+	anchors := make([][]float64, r)
+	for k := range anchors {
+		anchors[k] = make([]float64, pp)
+		for i := range anchors[k] {
+			anchors[k][i] = 2*rng.Float64() - 1 // ϑ^(k) ~ U[−1,1]^p (§8)
+		}
+	}
+	st.nodes = p.Server[:r*q]
+	gmat := make([]*mat.Dense, pp) // G^(i)_{jk} = g_i(x^(0,j); ϑ^(k))
+	for i := range gmat {
+		gmat[i] = mat.NewDense(r, r, nil)
+	}
+	for j := 0; j < r; j++ {
+		for k := 0; k < r; k++ {
+			p.Loss.GradTo(g, st.nodes[j*q:(j+1)*q], anchors[k])
+			for i := range gmat {
+				gmat[i].Set(j, k, g[i])
+			}
+		}
+	}
+	pinv := make([]*mat.Dense, pp)
+	for i := range pinv {
+		var err error
+		if pinv[i], st.cond, err = pseudoInverse(gmat[i], st.cond); err != nil {
+			return nil, fmt.Errorf("FedLRGD r=%d: coordinate %d: %w", r, i, err)
+		}
+	}
+	st.total = make([][]float64, pp)
+	for i := range st.total {
+		st.total[i] = make([]float64, r)
+		for k := range st.total[i] {
+			st.total[i][k] = 1 // the node itself
+		}
+	}
+	sum := make([][]float64, pp)
+	for i := range sum {
+		sum[i] = make([]float64, r)
+	}
+	// addWeights adds v^(i) = (Σ_j [g_i(x_j; ϑ^(1..r))]) G^(i)⁺ of a block of samples.
+	addWeights := func(rows []float64) {
+		for i := range sum {
+			clear(sum[i])
+		}
+		for j := 0; j+q <= len(rows); j += q {
+			for k := 0; k < r; k++ {
+				p.Loss.GradTo(g, rows[j:j+q], anchors[k])
+				for i := range sum {
+					sum[i][k] += g[i]
+				}
+			}
+		}
+		for i := range sum {
+			for k := 0; k < r; k++ {
+				var v float64
+				for j := 0; j < r; j++ {
+					v += sum[i][j] * pinv[i].At(j, k)
+				}
+				st.total[i][k] += v
+			}
+		}
+	}
+	if extra := p.Server[r*q:]; len(extra) > 0 {
+		addWeights(extra)
+	}
+	for _, c := range p.Clients {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		addWeights(c)
+		st.clientsS = max(st.clientsS, len(c)/q)
+	}
+	return st, nil
+}
+
+// gradTo sets dst = F̂(θ) = (1/n) Σ_k g(x^(0,k); θ) ⊙ total_k.
+func (st *lrgd) gradTo(dst, theta, g []float64, p *model.Federated) {
+	q := p.Q
+	clear(dst)
+	for k := 0; k*q < len(st.nodes); k++ {
+		p.Loss.GradTo(g, st.nodes[k*q:(k+1)*q], theta)
+		for i := range dst {
+			dst[i] += g[i] * st.total[i][k]
+		}
+	}
+	for i := range dst {
+		dst[i] /= float64(p.N)
+	}
+}
+
+// ApproxGrad returns F̂(θ), the approximate gradient FedLRGD's server
+// descends on, and the largest condition number of the G^(i).
+func (a FedLRGD) ApproxGrad(p *model.Federated, theta []float64) ([]float64, float64, error) {
+	st, err := a.prepare(context.Background(), p)
+	if err != nil {
+		return nil, 0, err
+	}
+	dst := make([]float64, p.Loss.Params())
+	st.gradTo(dst, theta, make([]float64, len(dst)), p)
+	return dst, st.cond, nil
+}
+
+// Run implements FederatedAlgorithm.
+func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error {
+	if a.Iters < 1 || !(a.Phi >= 0) {
+		return fmt.Errorf("%w: S=%d must be ≥ 1 and φ=%v ≥ 0", ErrBadParams, a.Iters, a.Phi)
+	}
+	st, err := a.prepare(ctx, p)
+	if err != nil {
+		return err
+	}
+	pp, r := p.Loss.Params(), a.Rank
+	m := float64(len(p.Clients))
+	theta := make([]float64, pp) // θ^(0) = 0
+	g, fhat := make([]float64, pp), make([]float64, pp)
+	var oracle, up, down float64
+	t := 0
+	// epoch records one epoch's cost and emits; false when done.
+	epoch := func(b, upN, downN float64) bool {
+		t++
+		oracle += b
+		up += upN
+		down += downN
+		if ctx.Err() != nil {
+			return false
+		}
+		emit(Round{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
+			Oracle: oracle, CommUp: up, CommDown: down, GradNorm: gradNorm(p, theta, g),
+			EstError: model.Distance(theta, p.Optimum), ClientError: math.NaN(), TestMSE: math.NaN(), TestAcc: math.NaN()})
+		return t < rounds
+	}
+	// Epoch 1 (server): r² gradients for G, (R − r)r for extra server samples.
+	if !epoch(float64(r*r+(st.serverN-r)*r), 0, 0) {
+		return ctx.Err()
+	}
+	// Epoch 2: the server broadcasts anchors and G⁺ (rp + pr² numbers per
+	// client); clients compute r·s gradients and upload one p-vector.
+	if !epoch(float64(r*st.clientsS)+a.Phi*m, m*float64(pp), m*float64(r*pp+pp*r*r)) {
+		return ctx.Err()
+	}
+	for e := 3; e <= r+1; e++ { // uploads of the remaining r − 1 p-vectors
+		if !epoch(a.Phi*m, m*float64(pp), 0) {
+			return ctx.Err()
+		}
+	}
+	lr := 1 / p.Loss.Smoothness()
+	for it := 0; it < a.Iters; it++ {
+		st.gradTo(fhat, theta, g, p)
+		for i := range theta {
+			theta[i] = p.Project(theta[i] - lr*fhat[i])
+		}
+		if !finite(theta) {
+			return &DivergedError{Round: t + 1, Reason: fmt.Sprintf(
+				"the approximate gradient is not finite (cond G⁽ⁱ⁾ up to %.3g)", st.cond)}
+		}
+		if !epoch(float64(r), 0, 0) {
+			return ctx.Err()
+		}
+	}
+	return ctx.Err()
+}
+
+// pseudoInverse returns G⁺ by SVD, dropping singular values below 1e-10
+// times the largest, and the larger of cond and G's condition number on
+// the kept part.
+func pseudoInverse(g *mat.Dense, cond float64) (*mat.Dense, float64, error) {
+	r, _ := g.Dims()
+	var svd mat.SVD
+	if !svd.Factorize(g, mat.SVDFull) {
+		return nil, cond, fmt.Errorf("SVD failed")
+	}
+	sv := svd.Values(nil)
+	var u, v mat.Dense
+	svd.UTo(&u)
+	svd.VTo(&v)
+	out := mat.NewDense(r, r, nil)
+	if len(sv) == 0 || sv[0] == 0 {
+		return out, cond, nil
+	}
+	for k, s := range sv {
+		if s <= 1e-10*sv[0] {
+			break
+		}
+		cond = math.Max(cond, sv[0]/s)
+		// G⁺ += v_k u_kᵀ / s_k
+		for a := 0; a < r; a++ {
+			va := v.At(a, k) / s
+			for b := 0; b < r; b++ {
+				out.Set(a, b, out.At(a, b)+va*u.At(b, k))
+			}
+		}
+	}
+	return out, cond, nil
+}
+
+func gradNorm(p *model.Federated, theta, scratch []float64) float64 {
+	p.GradTo(scratch, theta)
+	return model.Norm(scratch)
+}
+
+// LocalSGD is the FedAvg baseline of paper 001 (PAPERS.md §2.6, §8): every
+// epoch all clients (τ = 1) start from θ, run Steps SGD steps with batch 1
+// and step 1/L1 on their own samples, and the server averages with weights
+// s_c/Σs. Cost per epoch: b + φm oracle units, p numbers up and down per
+// client. The server's own samples are not used (they are part of F).
+type LocalSGD struct {
+	Steps int     // b (10)
+	Phi   float64 // φ
+	Seed  uint64  // seeds the clients' sample draws
+}
+
+// Run implements FederatedAlgorithm.
+func (a LocalSGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error {
+	if a.Steps < 1 || !(a.Phi >= 0) {
+		return fmt.Errorf("%w: b=%d must be ≥ 1 and φ=%v ≥ 0", ErrBadParams, a.Steps, a.Phi)
+	}
+	pp, q := p.Loss.Params(), p.Q
+	m := float64(len(p.Clients))
+	theta, next, u, g := make([]float64, pp), make([]float64, pp), make([]float64, pp), make([]float64, pp)
+	rngs := make([]*rand.Rand, len(p.Clients))
+	total := 0
+	for c := range rngs {
+		rngs[c] = rand.New(rand.NewPCG(a.Seed, minibatchStream+uint64(c)))
+		total += len(p.Clients[c]) / q
+	}
+	lr := 1 / p.Loss.Smoothness()
+	var oracle, up, down float64
+	for t := 1; t <= rounds; t++ {
+		clear(next)
+		for c, rows := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n := len(rows) / q
+			copy(u, theta)
+			for s := 0; s < a.Steps; s++ {
+				j := rngs[c].IntN(n)
+				p.Loss.GradTo(g, rows[j*q:(j+1)*q], u)
+				for k := range u {
+					u[k] = p.Project(u[k] - lr*g[k])
+				}
+			}
+			axpy(float64(n)/float64(total), u, next)
+		}
+		copy(theta, next)
+		if !finite(theta) {
+			return &DivergedError{Round: t, Eta: lr, Limit: math.NaN()}
+		}
+		oracle += float64(a.Steps) + a.Phi*m
+		up += m * float64(pp)
+		down += m * float64(pp)
+		emit(Round{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
+			Oracle: oracle, CommUp: up, CommDown: down, GradNorm: gradNorm(p, theta, g),
+			EstError: model.Distance(theta, p.Optimum), ClientError: math.NaN(), TestMSE: math.NaN(), TestAcc: math.NaN()})
+	}
+	return nil
+}

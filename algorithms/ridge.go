@@ -1,0 +1,238 @@
+package algorithms
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/fedscope/fedscope/model"
+)
+
+// RidgeAlgorithm is a racer on a ridge problem in feature space (paper 003).
+type RidgeAlgorithm interface {
+	// Run iterates `rounds` communication rounds from the DKRR average of
+	// the local closed forms (PAPERS.md §4.5, §8) and emits one Round each,
+	// with TestMSE, TestAcc, GradNorm (of the global ridge objective) and
+	// EstError = ‖W_t − W_KRR‖_F.
+	Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error
+}
+
+// growthLimit is how many times the distance to the KRR solution may grow
+// beyond its starting value (the DKRR distance) before a ridge racer counts
+// as diverged. The methods here contract towards KRR when they converge, so
+// a hundredfold growth is unambiguous and is caught long before overflow.
+const growthLimit = 100
+
+// ridgeLoop is the round loop of the ridge racers: w starts at W_DKRR; round
+// advances it in place; the loop measures, checks divergence and emits.
+func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(Round),
+	round func(w []float64, ws *model.RidgeWork) error, diverged func(t int) error) error {
+	ws := p.NewWork()
+	w := append([]float64(nil), p.DKRR...)
+	start := model.Distance(w, p.KRR)
+	bound := growthLimit * math.Max(start, 1e-6*(1+model.Norm(p.KRR)))
+	for t := 1; t <= rounds; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := round(w, ws); err != nil {
+			return err
+		}
+		dist := model.Distance(w, p.KRR)
+		if !finite(w) || !(dist <= bound) {
+			return diverged(t)
+		}
+		r := Round{Index: t, Theta: append([]float64(nil), w...), EstError: dist, ClientError: math.NaN(),
+			GradNorm: p.GradNorm(w, ws), Subopt: math.NaN(), Oracle: math.NaN(), CommUp: math.NaN(), CommDown: math.NaN()}
+		r.TestMSE, r.TestAcc = p.Evaluate(w, ws)
+		emit(r)
+	}
+	return nil
+}
+
+// KRR is centralised kernel ridge regression on all data, the reference of
+// paper 003: it emits W_KRR = H⁻¹b every round (PAPERS.md §4.1).
+type KRR struct{}
+
+// Run implements RidgeAlgorithm.
+func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+	return ridgeLoop(ctx, p, rounds, emit, func(w []float64, _ *model.RidgeWork) error {
+		copy(w, p.KRR)
+		return nil
+	}, func(t int) error { return &DivergedError{Round: t, Reason: "the KRR solution is not finite"} })
+}
+
+// DKRR is one-shot distributed KRR, W_DKRR = Σ_j p_j H_j⁻¹ b_j (PAPERS.md
+// §4.1; FedNewton with t = 0); it emits the same model every round.
+type DKRR struct{}
+
+// Run implements RidgeAlgorithm.
+func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+	return ridgeLoop(ctx, p, rounds, emit, func([]float64, *model.RidgeWork) error { return nil },
+		func(t int) error { return &DivergedError{Round: t, Reason: "the DKRR solution is not finite"} })
+}
+
+// FedNewton is Algorithm 1 of paper 003 with the GLOBAL gradient
+// (PAPERS.md §4.2 and the erratum of §7): from W̄⁰ = W_DKRR, each round
+//
+//	g_j = H_j W̄ − b_j (uploaded),  g = Σ_j p_j g_j (broadcast),
+//	d_j = H_j⁻¹ g (uploaded),      W̄ ← W̄ − Σ_j p_j d_j (broadcast).
+//
+// With the local gradient every round would return W_DKRR; with the global
+// one the only fixed point is W_KRR, reached at the rate of the contraction
+// factor (model.Ridge.Contraction), or missed when that exceeds 1.
+type FedNewton struct {
+	// Start, when not nil, replaces the DKRR start W̄⁰ (M×C; tests use it
+	// to check the Newton step from an arbitrary point).
+	Start []float64
+}
+
+// Run implements RidgeAlgorithm.
+func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+	c := p.C
+	g := make([]float64, p.M*c)
+	step := make([]float64, p.M*c)
+	started := a.Start == nil
+	round := func(w []float64, ws *model.RidgeWork) error {
+		if !started {
+			if len(a.Start) != len(w) {
+				return fmt.Errorf("%w: start has %d numbers, want %d", ErrBadParams, len(a.Start), len(w))
+			}
+			copy(w, a.Start)
+			started = true
+		}
+		clear(g)
+		for j := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cl := &p.Clients[j]
+			cl.Op.MulTo(ws.U, w, c, ws.Scratch) // H_j W̄
+			for k, b := range cl.B {
+				g[k] += p.Weights[j] * (ws.U[k] - b)
+			}
+		}
+		clear(step)
+		for j := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			p.Clients[j].Op.SolveTo(ws.V, g, c, ws.Scratch) // H_j⁻¹ g
+			axpy(p.Weights[j], ws.V, step)
+		}
+		axpy(-1, step, w)
+		return nil
+	}
+	diverged := func(t int) error {
+		return &DivergedError{Round: t, Reason: fmt.Sprintf(
+			"its per-round contraction factor is %.3g > 1: the clients hold too few samples for their local Hessians (the Υ > 1 regime of paper 003)",
+			p.Contraction())}
+	}
+	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
+}
+
+// RidgeFedAvg is FedAvg on the ridge objective as paper 003 configures it
+// (PAPERS.md §4.5): from W̄, each client runs LocalSteps full-batch gradient
+// steps W ← W − η(H_j W − b_j) on its regularised loss; the server averages
+// with p_j.
+type RidgeFedAvg struct {
+	Eta        float64 // learning rate (Table 2: 0.001)
+	LocalSteps int     // s (2 in the paper)
+}
+
+// Run implements RidgeAlgorithm.
+func (a RidgeFedAvg) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+	if err := validate(a.Eta, 0); err != nil {
+		return err
+	}
+	if a.LocalSteps < 1 {
+		return fmt.Errorf("%w: local steps s=%d must be at least 1", ErrBadParams, a.LocalSteps)
+	}
+	c := p.C
+	next, u := make([]float64, p.M*c), make([]float64, p.M*c)
+	round := func(w []float64, ws *model.RidgeWork) error {
+		clear(next)
+		for j := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cl := &p.Clients[j]
+			copy(u, w)
+			for s := 0; s < a.LocalSteps; s++ {
+				cl.Op.MulTo(ws.U, u, c, ws.Scratch)
+				for k, b := range cl.B {
+					u[k] -= a.Eta * (ws.U[k] - b)
+				}
+			}
+			axpy(p.Weights[j], u, next)
+		}
+		copy(w, next)
+		return nil
+	}
+	diverged := func(t int) error {
+		var lmax float64
+		for j := range p.Clients {
+			lmax = math.Max(lmax, maxEig(p.Clients[j].Op, p))
+		}
+		return &DivergedError{Round: t, Eta: a.Eta, Limit: 2 / lmax, Of: "the local ridge Hessians"}
+	}
+	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
+}
+
+// RidgeFedProx is FedProx on the ridge objective with the exact local
+// solution (PAPERS.md §4.5): W_j = (H_j + μI)⁻¹(b_j + μW̄), averaged with p_j.
+type RidgeFedProx struct {
+	Mu float64 // λ_prox > 0 (Table 2)
+}
+
+// Run implements RidgeAlgorithm.
+func (a RidgeFedProx) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+	if !(a.Mu > 0) || math.IsInf(a.Mu, 0) {
+		return fmt.Errorf("%w: λ_prox=%v must be a finite number > 0", ErrBadParams, a.Mu)
+	}
+	ops, err := p.ProxOps(a.Mu)
+	if err != nil {
+		return fmt.Errorf("FedProx λ_prox=%g: %w", a.Mu, err)
+	}
+	c := p.C
+	next, rhs := make([]float64, p.M*c), make([]float64, p.M*c)
+	round := func(w []float64, ws *model.RidgeWork) error {
+		clear(next)
+		for j := range p.Clients {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			for k, b := range p.Clients[j].B {
+				rhs[k] = b + a.Mu*w[k]
+			}
+			ops[j].SolveTo(ws.V, rhs, c, ws.Scratch)
+			axpy(p.Weights[j], ws.V, next)
+		}
+		copy(w, next)
+		return nil
+	}
+	diverged := func(t int) error { return &DivergedError{Round: t, Reason: "the proximal iterates are not finite"} }
+	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
+}
+
+// maxEig estimates λ_max of a ridge Hessian by power iteration (only to word
+// a divergence message).
+func maxEig(op *model.RidgeOp, p *model.Ridge) float64 {
+	ws := p.NewWork()
+	v, hv := make([]float64, p.M), make([]float64, p.M)
+	for k := range v {
+		v[k] = 1 / math.Sqrt(float64(p.M)) * float64(1+k%3)
+	}
+	var lam float64
+	for it := 0; it < 100; it++ {
+		op.MulTo(hv, v, 1, ws.Scratch)
+		lam = model.Norm(hv)
+		if lam == 0 {
+			return 0
+		}
+		for k := range v {
+			v[k] = hv[k] / lam
+		}
+	}
+	return lam
+}

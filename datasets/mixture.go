@@ -1,0 +1,331 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fedscope/fedscope/internal/parallel"
+)
+
+// Mixture describes a federated mixed-regression population (PAPERS.md §5.1,
+// paper 004; defaults in §8): k cluster models θ*_1..θ*_k, every client
+// drawing a hidden label z_i ~ p and holding y_i = X_i θ*_{z_i} + ζ_i with rows
+// x ~ N(0, Σ_{z_i}) and ζ ~ N(0, σ²).
+//
+// It holds three kinds of client, each on its own random streams:
+//   - Clients heavy-tailed Phase-2 clients, n_i = min(MaxSamples,
+//     ⌊2/(1 − 0.99U)^0.8⌋) with U ~ U[0,1], so n_i ≥ 2 (§8);
+//   - Anchors anchor clients with AnchorPoints points each (Phase 1 needs
+//     2·l fresh points per round, §5.2 step c);
+//   - Pool fresh 2-point clients for the federated orthogonal iteration of
+//     Phase 1 (§5.2 step a; m·T of them, or m when data are reused).
+//
+// True labels are kept for scoring only; no algorithm reads them.
+type Mixture struct {
+	Clients int     // M, Phase-2 clients
+	Dim     int     // d
+	K       int     // k ≥ 2 clusters
+	Radius  float64 // R: θ*_j = R·u_j with u_j uniform on the unit sphere (§8: R = 2)
+	MinSep  float64 // reject truth draws whose separation Δ is below MinSep (§8: 1.5)
+	// Delta, when > 0, rescales the drawn truths about their centroid so that
+	// the separation Δ = min_{j≠j'} ‖θ*_j − θ*_{j'}‖ is exactly Delta: the knob
+	// that makes the problem harder or easier at fixed noise. 0 keeps the draw.
+	Delta float64
+	Noise float64 // σ
+	// Weights are the mixing weights p (normalised here); nil means uniform.
+	Weights []float64
+	// CovRatio is β/α for the per-cluster covariances Σ_j = c_j·I with
+	// c_j = CovRatio^{j/(k−1)}, so α = 1 and β = CovRatio; 0 or 1 gives
+	// Σ_j = I for every cluster (§8).
+	CovRatio     float64
+	MaxSamples   int // cap of the heavy-tailed client sizes (§8: 300)
+	Anchors      int // n_H anchor clients
+	AnchorPoints int // points per anchor client
+	PoolClients  int // 2-point clients available to Phase 1
+}
+
+// Limits of the mixture generator.
+const (
+	MaxClusters    = 16
+	maxTruthDraws  = 10_000
+	poolStreamBase = 1 << 42 // stream ids of the Phase-1 pool clients
+	anchorStream   = 1 << 41 // stream ids of the anchor clients
+)
+
+// Validate reports the first inconsistency of the configuration.
+func (c Mixture) Validate() error {
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
+	case c.Dim < 1:
+		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
+	case c.K < 2 || c.K > MaxClusters:
+		return fmt.Errorf("k=%d: the number of clusters must lie in 2..%d", c.K, MaxClusters)
+	case !(c.Radius > 0) || math.IsInf(c.Radius, 0):
+		return fmt.Errorf("radius=%v: must be a finite number > 0", c.Radius)
+	case !(c.MinSep >= 0) || c.MinSep > 2*c.Radius:
+		return fmt.Errorf("min_sep=%v: must lie in 0..2·radius=%v", c.MinSep, 2*c.Radius)
+	case !(c.Delta >= 0) || math.IsInf(c.Delta, 0):
+		return fmt.Errorf("delta=%v: must be a finite number ≥ 0 (0 keeps the drawn separation)", c.Delta)
+	case !(c.Noise >= 0) || math.IsInf(c.Noise, 0):
+		return fmt.Errorf("noise=%v: must be a finite number ≥ 0", c.Noise)
+	case c.Weights != nil && len(c.Weights) != c.K:
+		return fmt.Errorf("weights: %d numbers given, need k=%d", len(c.Weights), c.K)
+	case !(c.CovRatio >= 0) || math.IsInf(c.CovRatio, 0) || (c.CovRatio > 0 && c.CovRatio < 1):
+		return fmt.Errorf("cov_ratio=%v: must be ≥ 1 (0 means 1)", c.CovRatio)
+	case c.MaxSamples < 2:
+		return fmt.Errorf("max_samples=%d: must be at least 2", c.MaxSamples)
+	case c.Anchors < 0 || c.AnchorPoints < 0 || c.PoolClients < 0:
+		return fmt.Errorf("anchors, anchor points and pool clients must be ≥ 0")
+	}
+	for j, w := range c.Weights {
+		if !(w > 0) || math.IsInf(w, 0) {
+			return fmt.Errorf("weights: p_%d=%v must be a finite number > 0", j+1, w)
+		}
+	}
+	if c.Dim == 1 && c.K > 2 && c.MinSep > 0 {
+		return fmt.Errorf("dim=1 holds at most 2 truths on the sphere of radius R; use dim ≥ 2")
+	}
+	entries := float64(c.Clients)*float64(c.MaxSamples) + float64(c.Anchors)*float64(c.AnchorPoints) + 2*float64(c.PoolClients)
+	if entries*float64(c.Dim) > MaxEntries {
+		return fmt.Errorf("data of at most %.0f points × dim %d: over the limit of %d numbers", entries, c.Dim, MaxEntries)
+	}
+	return nil
+}
+
+// Pairs holds 2-point clients as flat arrays: client c's points are
+// (X1[c·d:(c+1)·d], Y1[c]) and (X2[c·d:(c+1)·d], Y2[c]).
+type Pairs struct {
+	Count          int
+	X1, X2, Y1, Y2 []float64
+	Labels         []int // true cluster of each client (scoring only)
+}
+
+// MixtureFederation is a generated mixture population.
+type MixtureFederation struct {
+	Dim, K  int
+	Truths  [][]float64 // θ*_1..θ*_k
+	Weights []float64   // p, normalised
+	Scales  []float64   // c_j, Σ_j = c_j·I
+	Delta   float64     // realised separation min_{j≠j'} ‖θ*_j − θ*_{j'}‖
+	Radius  float64     // R of the configuration (the scale of a random initialisation)
+	Noise   float64
+
+	Clients []Client // Phase-2 clients; Truth is θ*_{z_i} (shared, not copied)
+	Labels  []int    // z_i of each Phase-2 client
+	Anchors []Client // anchor clients
+	// AnchorLabels are the anchors' true clusters.
+	AnchorLabels []int
+	Pool         Pairs // Phase-1 2-point clients
+}
+
+// N returns the number of points of the Phase-2 clients.
+func (f *MixtureFederation) N() int {
+	n := 0
+	for i := range f.Clients {
+		n += f.Clients[i].N
+	}
+	return n
+}
+
+// HeavyTailedSize is the client size of PAPERS.md §8 (004):
+// n = min(cap, ⌊2/(1 − 0.99u)^0.8⌋) for u in [0, 1), always ≥ 2.
+func HeavyTailedSize(u float64, cap int) int {
+	n := int(math.Floor(2 / math.Pow(1-0.99*u, 0.8)))
+	return max(2, min(cap, n))
+}
+
+// Truths draws the k cluster models from stream 0 of the seed: θ*_j = R·u_j,
+// redrawn until Δ ≥ MinSep (§8), then rescaled about their centroid when
+// Delta > 0. It returns the truths and the realised separation.
+func (c Mixture) Truths(seed uint64) ([][]float64, float64, error) {
+	if err := c.Validate(); err != nil {
+		return nil, 0, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	rng := stream(seed, 0)
+	truths := make([][]float64, c.K)
+	for j := range truths {
+		truths[j] = make([]float64, c.Dim)
+	}
+	var delta float64
+	for draw := 0; ; draw++ {
+		if draw == maxTruthDraws {
+			return nil, 0, fmt.Errorf("%w: no draw of k=%d truths of norm %v in dim %d reached separation min_sep=%v in %d tries",
+				ErrInvalid, c.K, c.Radius, c.Dim, c.MinSep, maxTruthDraws)
+		}
+		for _, t := range truths {
+			unitTo(t, rng)
+			for a := range t {
+				t[a] *= c.Radius
+			}
+		}
+		if delta = separation(truths); delta >= c.MinSep && delta > 0 {
+			break
+		}
+	}
+	if c.Delta > 0 {
+		centroid := make([]float64, c.Dim)
+		for _, t := range truths {
+			for a, v := range t {
+				centroid[a] += v / float64(c.K)
+			}
+		}
+		f := c.Delta / delta
+		for _, t := range truths {
+			for a := range t {
+				t[a] = centroid[a] + f*(t[a]-centroid[a])
+			}
+		}
+		delta = separation(truths)
+	}
+	return truths, delta, nil
+}
+
+// LabelsAndSizes returns the true labels and sizes of the Phase-2 clients
+// without generating their data: they are the first two draws of each
+// client's stream, exactly as in Generate.
+func (c Mixture) LabelsAndSizes(seed uint64) (labels, sizes []int) {
+	cum := c.cumulativeWeights()
+	labels, sizes = make([]int, c.Clients), make([]int, c.Clients)
+	for i := range labels {
+		rng := stream(seed, uint64(i)+1)
+		labels[i] = pick(cum, rng.Float64())
+		sizes[i] = HeavyTailedSize(rng.Float64(), c.MaxSamples)
+	}
+	return labels, sizes
+}
+
+// Generate draws the whole population for the given seed. Client i of
+// Phase 2 draws from stream i+1, anchor h from stream 2^41+h and pool client c
+// from stream 2^42+c, so the result does not depend on parallelism.
+func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
+	truths, delta, err := c.Truths(seed)
+	if err != nil {
+		return nil, err
+	}
+	d := c.Dim
+	fed := &MixtureFederation{Dim: d, K: c.K, Truths: truths, Delta: delta, Radius: c.Radius, Noise: c.Noise,
+		Weights: make([]float64, c.K), Scales: make([]float64, c.K)}
+	cum := c.cumulativeWeights()
+	for j := range fed.Weights {
+		lo := 0.0
+		if j > 0 {
+			lo = cum[j-1]
+		}
+		fed.Weights[j] = cum[j] - lo
+		fed.Scales[j] = 1
+		if c.CovRatio > 1 {
+			fed.Scales[j] = math.Pow(c.CovRatio, float64(j)/float64(c.K-1))
+		}
+	}
+	// draw fills n rows of x and y for cluster z from rng: x ~ N(0, c_z I),
+	// y = xᵀθ*_z + σζ.
+	draw := func(rng *rand.Rand, z int, x, y []float64) {
+		sd := math.Sqrt(fed.Scales[z])
+		for j := range y {
+			row := x[j*d : (j+1)*d]
+			var dot float64
+			for a := range row {
+				row[a] = sd * rng.NormFloat64()
+				dot += row[a] * truths[z][a]
+			}
+			y[j] = dot + c.Noise*rng.NormFloat64()
+		}
+	}
+
+	fed.Clients, fed.Labels = make([]Client, c.Clients), make([]int, c.Clients)
+	parallel.For(c.Clients, func(i int) {
+		rng := stream(seed, uint64(i)+1)
+		z := pick(cum, rng.Float64())
+		n := HeavyTailedSize(rng.Float64(), c.MaxSamples)
+		cl := Client{N: n, X: make([]float64, n*d), Y: make([]float64, n), Truth: truths[z]}
+		draw(rng, z, cl.X, cl.Y)
+		fed.Clients[i], fed.Labels[i] = cl, z
+	})
+
+	fed.Anchors, fed.AnchorLabels = make([]Client, c.Anchors), make([]int, c.Anchors)
+	parallel.For(c.Anchors, func(h int) {
+		rng := stream(seed, anchorStream+uint64(h))
+		z := pick(cum, rng.Float64())
+		n := c.AnchorPoints
+		cl := Client{N: n, X: make([]float64, n*d), Y: make([]float64, n), Truth: truths[z]}
+		draw(rng, z, cl.X, cl.Y)
+		fed.Anchors[h], fed.AnchorLabels[h] = cl, z
+	})
+
+	m := c.PoolClients
+	pool := Pairs{Count: m, X1: make([]float64, m*d), X2: make([]float64, m*d),
+		Y1: make([]float64, m), Y2: make([]float64, m), Labels: make([]int, m)}
+	// Pool clients are many and tiny: one task per block of them.
+	const block = 512
+	parallel.For((m+block-1)/block, func(b int) {
+		for p := b * block; p < min(m, (b+1)*block); p++ {
+			rng := stream(seed, poolStreamBase+uint64(p))
+			z := pick(cum, rng.Float64())
+			pool.Labels[p] = z
+			draw(rng, z, pool.X1[p*d:(p+1)*d], pool.Y1[p:p+1])
+			draw(rng, z, pool.X2[p*d:(p+1)*d], pool.Y2[p:p+1])
+		}
+	})
+	fed.Pool = pool
+	return fed, nil
+}
+
+// cumulativeWeights returns the normalised cumulative mixing weights.
+func (c Mixture) cumulativeWeights() []float64 {
+	cum := make([]float64, c.K)
+	var total float64
+	for j := range cum {
+		w := 1.0
+		if c.Weights != nil {
+			w = c.Weights[j]
+		}
+		total += w
+		cum[j] = total
+	}
+	for j := range cum {
+		cum[j] /= total
+	}
+	cum[c.K-1] = 1
+	return cum
+}
+
+// pick returns the first j with u < cum[j].
+func pick(cum []float64, u float64) int {
+	for j, c := range cum {
+		if u < c {
+			return j
+		}
+	}
+	return len(cum) - 1
+}
+
+// unitTo fills v with a uniform draw from the unit sphere.
+func unitTo(v []float64, rng *rand.Rand) {
+	for {
+		var s float64
+		for a := range v {
+			v[a] = rng.NormFloat64()
+			s += v[a] * v[a]
+		}
+		if s > 0 {
+			f := 1 / math.Sqrt(s)
+			for a := range v {
+				v[a] *= f
+			}
+			return
+		}
+	}
+}
+
+// separation returns Δ = min_{j≠j'} ‖θ_j − θ_j'‖.
+func separation(ts [][]float64) float64 {
+	delta := math.Inf(1)
+	for j := range ts {
+		for l := j + 1; l < len(ts); l++ {
+			delta = math.Min(delta, dist(ts[j], ts[l]))
+		}
+	}
+	return delta
+}

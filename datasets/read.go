@@ -1,0 +1,390 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MaxFileEntries bounds rows × features of a data file (800 MB of float64),
+// so that a wrong file gives an error instead of exhausting memory. MNIST
+// (60,000 × 784) fits easily.
+const MaxFileEntries = 100_000_000
+
+// maxLine bounds one line of a data file.
+const maxLine = 64 << 20
+
+// FileError is a problem in a data file, located by file name and line:
+// "train.libsvm:12: index 0 is not a positive whole number".
+type FileError struct {
+	File string
+	Line int // 1-based; 0 when the problem concerns the whole file
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+// Format is a data-file format.
+type Format int
+
+// Data-file formats.
+const (
+	FormatAuto Format = iota // by extension: .csv is CSV, anything else LIBSVM
+	FormatLIBSVM
+	FormatCSV
+)
+
+// ReadFile reads a LIBSVM or CSV file (see ReadLIBSVM, ReadCSV); labelLast
+// applies to CSV. Errors are *FileError (or the open error, wrapped with the
+// path).
+func ReadFile(path string, f Format, labelLast bool) (*Set, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read data file: %w", err)
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && st.IsDir() {
+		return nil, &FileError{File: path, Msg: "is a directory, not a data file"}
+	}
+	if f == FormatAuto {
+		f = FormatLIBSVM
+		if strings.EqualFold(filepath.Ext(path), ".csv") {
+			f = FormatCSV
+		}
+	}
+	if f == FormatCSV {
+		return ReadCSV(fh, path, labelLast)
+	}
+	return ReadLIBSVM(fh, path)
+}
+
+// ReadLIBSVM reads the LIBSVM sparse format: one sample per line,
+// "label index:value index:value …" with 1-based, strictly increasing
+// indices; absent indices are 0. Blank lines and "#" comments are skipped.
+// The feature dimension is the largest index. Labels are kept as numbers
+// (see Classify). It reads r twice (once to size the data, once to fill it),
+// so memory is the data itself; every error names the file and line and
+// nothing panics on malformed input.
+func ReadLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
+	rows, dim := 0, 0
+	err := eachLine(r, name, func(no int, line []byte) error {
+		line = stripComment(line)
+		if len(line) == 0 {
+			return nil
+		}
+		fields := bytes.Fields(line)
+		prev := 0
+		for _, tok := range fields[1:] {
+			idxText, _, ok := bytes.Cut(tok, []byte(":"))
+			if !ok {
+				return &FileError{name, no, fmt.Sprintf("%q is not index:value", clip(tok))}
+			}
+			idx, err := strconv.Atoi(string(idxText))
+			if err != nil || idx < 1 {
+				return &FileError{name, no, fmt.Sprintf("index %q is not a positive whole number (indices are 1-based)", clip(idxText))}
+			}
+			if idx <= prev {
+				return &FileError{name, no, fmt.Sprintf("index %d after %d: indices must increase", idx, prev)}
+			}
+			prev = idx
+		}
+		dim = max(dim, prev)
+		rows++
+		if float64(rows)*float64(max(dim, 1)) > MaxFileEntries {
+			return &FileError{name, no, fmt.Sprintf("more than %d numbers (rows × features): too large", MaxFileEntries)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, &FileError{File: name, Msg: "no data rows (empty file)"}
+	}
+	if dim == 0 {
+		return nil, &FileError{File: name, Msg: "no features: every row has only a label"}
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
+	i := 0
+	err = eachLine(r, name, func(no int, line []byte) error {
+		line = stripComment(line)
+		if len(line) == 0 {
+			return nil
+		}
+		if i >= rows {
+			return &FileError{name, no, "file changed while reading"}
+		}
+		fields := bytes.Fields(line)
+		y, err := parseNumber(fields[0])
+		if err != nil {
+			return &FileError{name, no, "label " + err.Error()}
+		}
+		s.Y[i] = y
+		row := s.Row(i)
+		for _, tok := range fields[1:] {
+			idxText, valText, _ := bytes.Cut(tok, []byte(":"))
+			idx, err := strconv.Atoi(string(idxText))
+			if err != nil || idx < 1 || idx > dim {
+				return &FileError{name, no, "file changed while reading"}
+			}
+			v, err := parseNumber(valText)
+			if err != nil {
+				return &FileError{name, no, fmt.Sprintf("value of index %d: %v", idx, err)}
+			}
+			row[idx-1] = v
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if i != rows {
+		return nil, &FileError{File: name, Msg: "file changed while reading"}
+	}
+	return s, nil
+}
+
+// ReadCSV reads comma-separated numbers, one sample per line, the label in
+// the first column (or the last, with labelLast). A first line made only of
+// names is a header and skipped; a line mixing names and numbers is an
+// error. Every data line must have the same number of columns. Like
+// ReadLIBSVM it reads r twice and reports file and line on every error.
+func ReadCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
+	rows, cols, header, colsLine := 0, 0, 0, 0
+	first := true
+	err := eachLine(r, name, func(no int, line []byte) error {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			return nil
+		}
+		n := bytes.Count(line, []byte(",")) + 1
+		if first {
+			first = false
+			numbers, texts := 0, 0
+			for f := range fieldsOf(line) {
+				if _, err := parseNumber(f); err == nil {
+					numbers++
+				} else {
+					texts++
+				}
+			}
+			cols, colsLine = n, no
+			if texts > 0 && numbers == 0 {
+				header = no
+				return nil
+			}
+		}
+		if n != cols {
+			return &FileError{name, no, fmt.Sprintf("%d columns, but %d on line %d", n, cols, colsLine)}
+		}
+		rows++
+		if float64(rows)*float64(cols) > MaxFileEntries {
+			return &FileError{name, no, fmt.Sprintf("more than %d numbers (rows × columns): too large", MaxFileEntries)}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, &FileError{File: name, Msg: "no data rows (empty file)"}
+	}
+	if cols < 2 {
+		return nil, &FileError{File: name, Line: max(header+1, 1), Msg: "need a label column and at least one feature column"}
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	dim := cols - 1
+	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
+	i := 0
+	err = eachLine(r, name, func(no int, line []byte) error {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || no == header {
+			return nil
+		}
+		if i >= rows {
+			return &FileError{name, no, "file changed while reading"}
+		}
+		row := s.Row(i)
+		col := 0
+		for f := range fieldsOf(line) {
+			if col >= cols {
+				return &FileError{name, no, "file changed while reading"}
+			}
+			v, err := parseNumber(f)
+			if err != nil {
+				return &FileError{name, no, fmt.Sprintf("column %d: %v", col+1, err)}
+			}
+			switch {
+			case labelLast && col == dim, !labelLast && col == 0:
+				s.Y[i] = v
+			case labelLast:
+				row[col] = v
+			default:
+				row[col-1] = v
+			}
+			col++
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if i != rows {
+		return nil, &FileError{File: name, Msg: "file changed while reading"}
+	}
+	return s, nil
+}
+
+// fieldsOf yields the comma-separated fields of a line, trimmed of spaces.
+func fieldsOf(line []byte) func(func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for {
+			f, rest, more := bytes.Cut(line, []byte(","))
+			if !yield(bytes.TrimSpace(f)) || !more {
+				return
+			}
+			line = rest
+		}
+	}
+}
+
+// parseNumber reads a finite number; the error says what was found.
+func parseNumber(b []byte) (float64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("is empty, not a number")
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", clip(b))
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", clip(b))
+	}
+	return v, nil
+}
+
+// clip shortens a token quoted in an error message.
+func clip(b []byte) string {
+	if len(b) > 24 {
+		return string(b[:24]) + "…"
+	}
+	return string(b)
+}
+
+func stripComment(line []byte) []byte {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	return bytes.TrimSpace(line)
+}
+
+// eachLine calls fn for every line of r (without the line break), numbered
+// from 1. A line longer than maxLine is an error.
+func eachLine(r io.Reader, name string, fn func(no int, line []byte) error) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var long []byte
+	for no := 1; ; no++ {
+		line, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			long = append(long[:0], line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+				if len(long) > maxLine {
+					return &FileError{name, no, fmt.Sprintf("line longer than %d bytes", maxLine)}
+				}
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return &FileError{name, no, err.Error()}
+		}
+		if len(line) > 0 {
+			if ferr := fn(no, bytes.TrimRight(line, "\r\n")); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// Classify turns numeric labels into class indices shared by all the given
+// sets (training first, then test): classes are the distinct label values in
+// increasing order, named by their shortest decimal form.
+func Classify(sets ...*Set) {
+	var vals []float64
+	for _, s := range sets {
+		vals = append(vals, s.Y...)
+	}
+	sort.Float64s(vals)
+	vals = slices.Compact(vals)
+	names := make([]string, len(vals))
+	for k, v := range vals {
+		names[k] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for _, s := range sets {
+		for i, y := range s.Y {
+			k, _ := slices.BinarySearch(vals, y)
+			s.Y[i] = float64(k)
+		}
+		s.Classes, s.Names = len(vals), names
+	}
+}
+
+// MaxAutoClasses is the most distinct labels a file may have for Categorical
+// to call it a classification task.
+const MaxAutoClasses = 100
+
+// Categorical reports whether labels look like classes: whole numbers with
+// at most MaxAutoClasses distinct values.
+func Categorical(sets ...*Set) bool {
+	seen := map[float64]bool{}
+	for _, s := range sets {
+		for _, y := range s.Y {
+			if y != math.Trunc(y) {
+				return false
+			}
+			seen[y] = true
+			if len(seen) > MaxAutoClasses {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// PadTo widens s to d features (LIBSVM files of one data set may end at
+// different largest indices); it never narrows.
+func (s *Set) PadTo(d int) {
+	if d <= s.Dim {
+		return
+	}
+	x := make([]float64, s.N*d)
+	for i := 0; i < s.N; i++ {
+		copy(x[i*d:], s.Row(i))
+	}
+	s.X, s.Dim = x, d
+}
