@@ -35,7 +35,6 @@ import (
 type SweepSpec struct {
 	Knob  string    // the knob varied, named as in --set: gamma, subspace_dim, samples
 	Grid  []float64 // its values, in plot order
-	LogX  bool      // the grid is log-spaced (the view spaces it evenly by index either way)
 	Label string    // axis caption, e.g. "model heterogeneity Γ"
 	// Adjust, if set, changes other parameters once the knob is set to a grid
 	// value, e.g. η = 0.1·r/d in E000-4.
@@ -60,8 +59,8 @@ type SweepMetric struct {
 	RefNote string  // what the reference line means, e.g. "FG = 1"
 }
 
-// sweepFamily is what a family supplies to be swept (see the package note
-// above RunSweep's types).
+// sweepFamily is what a family supplies to be swept (see "Extension point"
+// at the top of this file).
 type sweepFamily struct {
 	metrics  func(sc Scenario) []SweepMetric
 	labels   func(sc Scenario) []string // nil: the labels of sc.Resolve()
@@ -136,7 +135,11 @@ func (sc Scenario) PointScenario(i, t int) (Scenario, error) {
 	}
 	p.Seed = sc.Seed + uint64(t)
 	if err := p.Data.Validate(); err != nil {
-		return Scenario{}, &InputError{Msg: fmt.Sprintf("%s=%s: %v", sc.Sweep.Knob, formatFloat(sc.Sweep.Grid[i]), err)}
+		msg := err.Error()
+		if at := fmt.Sprintf("%s=%s", sc.Sweep.Knob, formatFloat(sc.Sweep.Grid[i])); !strings.HasPrefix(msg, at) {
+			msg = at + " (a value of the sweep): " + msg
+		}
+		return Scenario{}, &InputError{Msg: msg}
 	}
 	return p, nil
 }

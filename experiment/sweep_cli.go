@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // sweepCommand is `fedscope sweep --preset NAME [--trials N] [--seed S]
@@ -27,7 +28,7 @@ func sweepCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	if !sf.given("preset") {
-		return &InputError{Msg: "sweep: --preset is required; sweep presets: " + joinNames(SweepPresetNames())}
+		return &InputError{Msg: "sweep: --preset is required; sweep presets: " + strings.Join(SweepPresetNames(), ", ")}
 	}
 	sc, err := sf.Scenario()
 	if err != nil {
@@ -57,15 +58,4 @@ func sweepCommand(ctx context.Context, args []string, stdout io.Writer) error {
 		return errInterrupted{rows: table.Rows()}
 	}
 	return err
-}
-
-func joinNames(names []string) string {
-	s := ""
-	for i, n := range names {
-		if i > 0 {
-			s += ", "
-		}
-		s += n
-	}
-	return s
 }

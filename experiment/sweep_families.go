@@ -251,7 +251,7 @@ func fedGainModel() Scenario {
 	sc := fedGainBase()
 	sc.Rounds = 200
 	sc.FedError = model.FedErrorMin
-	sc.Sweep = SweepSpec{Knob: "gamma", Grid: logGrid(0.01, 30, 25), LogX: true, Label: "model heterogeneity Γ"}
+	sc.Sweep = SweepSpec{Knob: "gamma", Grid: logGrid(0.01, 30, 25), Label: "model heterogeneity Γ"}
 	return sc
 }
 
