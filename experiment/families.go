@@ -52,6 +52,8 @@ type NewtonConfig struct {
 	Bandwidth  float64 // σ² of the Gaussian kernel; 0 = median heuristic (σ = median distance)
 	Lambda     float64 // λ
 	LambdaProx float64 // λ_prox of FedProx racers that do not pin mu=
+
+	Total int // |D| of the local-size sweep: Data.Samples = Total/Data.Clients; 0 otherwise
 }
 
 // LowRankConfig is the problem of the lowrank family (PAPERS.md §8, 001):
@@ -144,7 +146,7 @@ var knobFamilies = map[string][]Family{
 	"subspace_dim": {FamilyLinear, FamilyFedGain},
 	"eta":          {FamilyLinear, FamilyNewton, FamilyFedGain, FamilyPolynomial},
 	// The sweeps of paper 000 (sweep.go, sweep_families.go).
-	"trials": {FamilyFedGain, FamilyPolynomial}, "fed_error": {FamilyFedGain, FamilyPolynomial},
+	"trials": {FamilyFedGain, FamilyPolynomial, FamilyNewton}, "sweep": {FamilyNewton}, "total_samples": {FamilyNewton}, "fed_error": {FamilyFedGain, FamilyPolynomial},
 	"fg_ratio": {FamilyFedGain},
 	"alpha":    {FamilyNewton}, "beta": {FamilyNewton}, "noise_var": {FamilyNewton}, "test_size": {FamilyNewton},
 	"rff_dim": {FamilyNewton}, "bandwidth": {FamilyNewton}, "lambda": {FamilyNewton}, "lambda_prox": {FamilyNewton},
@@ -325,17 +327,21 @@ func WithData(sc Scenario, path string) (Scenario, error) {
 	return sc, sc.Validate()
 }
 
-// hoistData moves data= and test= assignments to the front, so that a racer
-// list given before them is parsed for the family they switch to.
+// hoistData moves data= assignments to the front, so that a racer list
+// given before them is parsed for the family they switch to, then sweep=,
+// so that the knob newton-heterogeneity does not vary (alpha or beta) may be
+// set before or after it.
 func hoistData(assignments []string) []string {
 	out := make([]string, 0, len(assignments))
-	for _, a := range assignments {
-		if k, _, _ := strings.Cut(a, "="); strings.TrimSpace(k) == "data" {
-			out = append(out, a)
+	for _, first := range []string{"data", "sweep"} {
+		for _, a := range assignments {
+			if k, _, _ := strings.Cut(a, "="); strings.TrimSpace(k) == first {
+				out = append(out, a)
+			}
 		}
 	}
 	for _, a := range assignments {
-		if k, _, _ := strings.Cut(a, "="); strings.TrimSpace(k) != "data" {
+		if k, _, _ := strings.Cut(a, "="); strings.TrimSpace(k) != "data" && strings.TrimSpace(k) != "sweep" {
 			out = append(out, a)
 		}
 	}
@@ -527,6 +533,9 @@ func (sc Scenario) validateFamily() error {
 				return bad("%v", err)
 			}
 		}
+		if !sc.IsSweep() && sc.Trials != 0 {
+			return bad("trials=%d: %s is not a sweep; sweep presets: %s", sc.Trials, sc.Preset, strings.Join(SweepPresetNames(), ", "))
+		}
 	case FamilyLowRank:
 		l := sc.LowRank
 		switch {
@@ -545,7 +554,7 @@ func (sc Scenario) validateFamily() error {
 			return bad("%v", err)
 		}
 	}
-	return nil
+	return sc.validateSweep()
 }
 
 // familySummary is the line under the title for newton and lowrank runs.

@@ -121,13 +121,9 @@ func prepareLowRank(sc Scenario) (*Prepared, error) {
 func prepareNewton(sc Scenario) (*Prepared, error) {
 	n := sc.Newton
 	if n.DataPath == "" {
-		nd, err := sc.newtonData().Generate(sc.Seed)
+		_, r, err := newtonSynthetic(sc)
 		if err != nil {
-			return nil, &InputError{Msg: err.Error()}
-		}
-		r, err := model.NewRidge(nd.Clients, nd.Test, model.NewRFF(sc.Data.Dim, n.RFFDim, n.Bandwidth, sc.Seed), n.Lambda)
-		if err != nil {
-			return nil, fmt.Errorf("prepare: %w", err)
+			return nil, err
 		}
 		return &Prepared{Ridge: r}, nil
 	}
@@ -172,6 +168,23 @@ func prepareNewton(sc Scenario) (*Prepared, error) {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	return &Prepared{Ridge: r, Note: note}, nil
+}
+
+// newtonSynthetic generates the synthetic FedNewton federation of the
+// scenario (seed sc.Seed) and prepares its ridge problem in the seeded
+// random-feature space; the generated data are returned too, for the
+// model-heterogeneity measure that needs the clients' hidden models.
+func newtonSynthetic(sc Scenario) (*datasets.NewtonData, *model.Ridge, error) {
+	n := sc.Newton
+	nd, err := sc.newtonData().Generate(sc.Seed)
+	if err != nil {
+		return nil, nil, &InputError{Msg: err.Error()}
+	}
+	r, err := model.NewRidge(nd.Clients, nd.Test, model.NewRFF(sc.Data.Dim, n.RFFDim, n.Bandwidth, sc.Seed), n.Lambda)
+	if err != nil {
+		return nil, nil, fmt.Errorf("prepare: %w", err)
+	}
+	return nd, r, nil
 }
 
 // loadFiles reads the training file and the test file (or splits off a

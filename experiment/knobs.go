@@ -130,6 +130,10 @@ func (sc *Scenario) Set(key, value string) error {
 		return &InputError{Msg: fmt.Sprintf("%s=%q: %s is the knob this sweep varies (%s); allowed: any other key",
 			key, value, key, sc.Sweep.describe())}
 	}
+	if key == "samples" && sc.Family == FamilyNewton && sc.Sweep.Knob == "clients" {
+		return &InputError{Msg: fmt.Sprintf("samples=%q: the local-size sweep sets samples = total_samples/clients (%s); allowed: total_samples",
+			value, sc.Sweep.describe())}
+	}
 	return sc.setKnob(key, value)
 }
 

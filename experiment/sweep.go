@@ -39,6 +39,10 @@ type SweepSpec struct {
 	// Adjust, if set, changes other parameters once the knob is set to a grid
 	// value, e.g. η = 0.1·r/d in E000-4.
 	Adjust func(sc *Scenario)
+	// Axis, if set, names a metric measured on the data at each grid value
+	// (equal for every racer, e.g. the empirical Δ_Dj of paper 003) that
+	// the sweep view can label the x axis with instead of the knob.
+	Axis string
 }
 
 // IsSweep reports whether the scenario is a sweep rather than a run.
@@ -57,6 +61,9 @@ type SweepMetric struct {
 	Caption string  // what the chart shows, e.g. "FG of the first data-scarce client"
 	Ref     float64 // a level drawn as a dashed reference line (FG = 1); NaN for none
 	RefNote string  // what the reference line means, e.g. "FG = 1"
+	// TableOnly metrics are written as columns but not charted (e.g. the
+	// fraction of diverged trials, the empirical heterogeneity).
+	TableOnly bool
 }
 
 // sweepFamily is what a family supplies to be swept (see "Extension point"

@@ -194,6 +194,10 @@ func (sc Scenario) SweepSummary() string {
 	s := sc.Sweep
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, formatFloat(s.Grid[0]), formatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
+	if sc.Family == FamilyNewton {
+		sc.newtonSweepSummary(&b)
+		return b.String()
+	}
 	if sc.Family == FamilyPolynomial {
 		fmt.Fprintf(&b, "M=%d, σ=%s, η=%s", sc.Data.Clients, formatFloat(sc.Data.Noise), formatFloat(sc.Eta))
 	} else {
