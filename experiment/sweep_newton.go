@@ -19,6 +19,10 @@ import (
 // shares them, read-only, with every racer; the FedNewton curves t = 1, 2,
 // 4, 8 are read off one 8-round run.
 
+// DivergedMetric names the metric of the newton sweeps that is 1 in a trial
+// where the racer diverged (its test MSE is then left out).
+const DivergedMetric = "diverged"
+
 // newtonSweepT are the FedNewton round counts drawn as curves (§8, as in
 // Table 3 of paper 003).
 var newtonSweepT = []int{1, 2, 4, 8}
@@ -36,9 +40,11 @@ var newtonSweepFamily = sweepFamily{
 func newtonSweepMetrics(sc Scenario) []SweepMetric {
 	out := []SweepMetric{
 		{Name: "test_mse", Caption: "test MSE", Ref: math.NaN()},
-		{Name: "diverged", Caption: "fraction of trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
+		{Name: DivergedMetric, Caption: "fraction of trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
 	}
-	if sc.measuresHeterogeneity() {
+	if !sc.measuresHeterogeneity() {
+		out = append(out, SweepMetric{Name: "local_size", Caption: "samples per client |D_j| = |D|/m", Ref: math.NaN(), TableOnly: true})
+	} else {
 		out = append(out,
 			SweepMetric{Name: "delta_data", Caption: "empirical data heterogeneity Δ_Dj (p_j-weighted mean)", Ref: math.NaN(), TableOnly: true},
 			SweepMetric{Name: "delta_model", Caption: "empirical model heterogeneity Δ_fj (p_j-weighted mean)", Ref: math.NaN(), TableOnly: true})
@@ -85,7 +91,7 @@ func evalNewtonSweep(ctx context.Context, sc Scenario) ([][]float64, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra := []float64{}
+	extra := []float64{float64(sc.Data.Samples)}
 	if sc.measuresHeterogeneity() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -176,7 +182,7 @@ func newtonLocalSize() Scenario {
 	sc.Newton.Total = 10000
 	sc.Data.Clients, sc.Data.Samples = 5, 2000
 	sc.Sweep = SweepSpec{Knob: "clients", Grid: []float64{5, 10, 20, 25, 40, 50, 80, 100, 125},
-		Label: "clients m (local size |D_j| = |D|/m)",
+		Label: "clients m (local size |D_j| = |D|/m)", Axis: "local_size",
 		Adjust: func(p *Scenario) {
 			if p.Data.Clients > 0 {
 				p.Data.Samples = p.Newton.Total / p.Data.Clients

@@ -71,37 +71,55 @@ type sweepView struct {
 
 	dirty, frameScheduled bool
 	frame                 string
+	// axisX labels the x axis with the sweep's axis metric (the empirical
+	// Δ_Dj or Δ_fj of newton-heterogeneity) instead of the knob's values.
+	axisX bool
 }
 
 // sweepKeys are the bindings of the sweep view: the run view's where they
-// mean the same, plus stop, the FG ratio and the federated-error mode.
+// mean the same, plus stop, the FG ratio and the federated-error mode (the
+// federation-gain sweeps) and the x labels (sweeps with an axis metric).
 type sweepKeys struct {
 	keyMap
-	Stop, Ratio, FedError key.Binding
+	Stop, Ratio, FedError, AxisX key.Binding
+	fedGain, axis                bool // which of the optional keys apply
 }
 
-func defaultSweepKeys(k keyMap) sweepKeys {
+func defaultSweepKeys(k keyMap, sc experiment.Scenario) sweepKeys {
 	return sweepKeys{keyMap: k,
 		Stop:     key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "stop (keep the trials done)")),
 		Ratio:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "FG ratio: norms / squared")),
 		FedError: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "federated error: min / final / limit")),
+		AxisX:    key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "x labels: knob / measured")),
+		fedGain:  sc.Family == experiment.FamilyFedGain,
+		axis:     sc.Sweep.Axis != "",
 	}
 }
 
 // ShortHelp is the one-line reminder of the sweep view.
 func (k sweepKeys) ShortHelp() []key.Binding {
-	return []key.Binding{
-		withHelp("space", "pause", k.Pause), withHelp("x", "stop", k.Stop), withHelp("r", "restart", k.Restart),
-		withHelp("s", "FG²", k.Ratio), withHelp("f", "fed error", k.FedError),
-		withHelp("?", "more keys", k.Help), k.Quit,
+	out := []key.Binding{withHelp("space", "pause", k.Pause), withHelp("x", "stop", k.Stop), withHelp("r", "restart", k.Restart)}
+	if k.fedGain {
+		out = append(out, withHelp("s", "FG²", k.Ratio), withHelp("f", "fed error", k.FedError))
 	}
+	if k.axis {
+		out = append(out, withHelp("v", "x labels", k.AxisX))
+	}
+	return append(out, withHelp("?", "more keys", k.Help), k.Quit)
 }
 
 // FullHelp is the help overlay of the sweep view.
 func (k sweepKeys) FullHelp() [][]key.Binding {
+	var opt []key.Binding
+	if k.fedGain {
+		opt = append(opt, k.Ratio, k.FedError)
+	}
+	if k.axis {
+		opt = append(opt, k.AxisX)
+	}
 	return [][]key.Binding{
 		{k.Pause, k.Stop, k.Restart, k.NewSeed},
-		{k.Ratio, k.FedError, k.Log, k.Export},
+		append(opt, k.Log, k.Export),
 		{k.Presets, k.Help, k.Quit},
 	}
 }
@@ -268,7 +286,7 @@ func (m *Model) sweepKey(msg tea.KeyMsg) tea.Cmd {
 		m.renderSweep()
 		return nil
 	}
-	k := defaultSweepKeys(m.keys)
+	k := defaultSweepKeys(m.keys, v.sc)
 	v.notice = ""
 	sc := v.sc
 	switch {
@@ -295,12 +313,22 @@ func (m *Model) sweepKey(msg tea.KeyMsg) tea.Cmd {
 		sc.Squared = !sc.Squared
 		return m.applySweep(sc)
 	case key.Matches(msg, k.FedError):
-		if sc.Family != experiment.FamilyFedGain {
+		if sc.Family == experiment.FamilyPolynomial {
 			v.notice = fmt.Sprintf("this sweep uses the closed-form limit (iterating would need %d rounds per fit)", sc.Rounds)
+			break
+		}
+		if sc.Family != experiment.FamilyFedGain {
+			v.notice = "the federated-error mode applies to the federation-gain sweeps only"
 			break
 		}
 		sc.FedError = model.FedErrors[(int(sc.FedError)+1)%len(model.FedErrors)]
 		return m.applySweep(sc)
+	case key.Matches(msg, k.AxisX):
+		if sc.Sweep.Axis == "" {
+			v.notice = "this sweep has no empirical measure to label the x axis with"
+			break
+		}
+		v.axisX = !v.axisX
 	case key.Matches(msg, k.Log):
 		m.logY = !m.logY
 	case key.Matches(msg, k.Presets):
@@ -351,10 +379,17 @@ func (m *Model) renderSweep() {
 	switch v.screen {
 	case screenHelp:
 		m.help.ShowAll = true
-		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+
-			"Sweeps average many trials per value of the swept knob; curves refine as trials arrive.\n"+
-			"Every change restarts the sweep at once. The dashed line is FG = 1: above it, joining helps.\n\n"+
-			m.help.View(defaultSweepKeys(m.keys))+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
+		intro := "Sweeps average many trials per value of the swept knob; curves refine as trials arrive. " +
+			"Every change restarts the sweep at once."
+		switch {
+		case v.sc.Family == experiment.FamilyFedGain:
+			intro += " The dashed line is FG = 1: above it, joining helps."
+		case v.sc.Sweep.Axis != "":
+			intro += " A racer's trials that diverged are left out of its mean (the last line names them); " +
+				"v labels the x axis with what was measured at each value (" + axisName(v.sc.Sweep.Axis) + ")."
+		}
+		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+ansi.Wrap(intro, w, " ")+"\n\n"+
+			m.help.View(defaultSweepKeys(m.keys, v.sc))+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
 		m.help.ShowAll = false
 	case screenPresets:
 		middle = v.picker.view(m.styles, w, body)
@@ -371,9 +406,19 @@ func (m *Model) renderSweep() {
 func (m *Model) sweepCharts(w, h int) string {
 	v := m.sweep
 	t := v.table
-	k := len(t.Metrics)
+	var charted []int
+	for mi, metric := range t.Metrics {
+		if !metric.TableOnly {
+			charted = append(charted, mi)
+		}
+	}
+	k := len(charted)
 	if k == 0 {
 		return fitBox("", w, h)
+	}
+	xLabel := gridLabel(t.Grid)
+	if v.axisX {
+		xLabel = axisLabel(t, v.sc.Sweep.Axis)
 	}
 	plotRows := h - k - 2 // one caption per chart, and the x axis
 	scale := "log"
@@ -381,9 +426,10 @@ func (m *Model) sweepCharts(w, h int) string {
 		scale = "linear"
 	}
 	var parts []string
-	for mi, metric := range t.Metrics {
+	for ci, mi := range charted {
+		metric := t.Metrics[mi]
 		rows := plotRows / k
-		if mi == k-1 {
+		if ci == k-1 {
 			rows = plotRows - rows*(k-1) + 2
 		}
 		curves := make([]series, len(t.Labels))
@@ -396,7 +442,7 @@ func (m *Model) sweepCharts(w, h int) string {
 			curves[r] = series{values: fillGaps(vals, m.logY), glyph: look.charSet(), color: look.color}
 		}
 		spec := chartSpec{width: w, height: rows, rounds: len(t.Grid), logY: m.logY, curves: curves,
-			color: m.styles.color, xAxis: mi == k-1, xLabel: gridLabel(t.Grid)}
+			color: m.styles.color, xAxis: ci == k-1, xLabel: xLabel}
 		note := ""
 		if !math.IsNaN(metric.Ref) {
 			ref := make([]float64, len(t.Grid))
@@ -420,6 +466,62 @@ func gridLabel(grid []float64) func(v float64) string {
 		i := min(max(int(math.Round(v))-1, 0), len(grid)-1)
 		return strconv.FormatFloat(grid[i], 'g', 3, 64)
 	}
+}
+
+// axisLabel labels x position v with the trial mean, at that grid point, of
+// the metric named axis (a property of the data, equal for every racer:
+// racer 0's is read), or "…" before its first trial.
+func axisLabel(t *experiment.SweepTable, axis string) func(v float64) string {
+	mi := -1
+	for k, m := range t.Metrics {
+		if m.Name == axis {
+			mi = k
+		}
+	}
+	return func(v float64) string {
+		i := min(max(int(math.Round(v))-1, 0), len(t.Grid)-1)
+		if mi < 0 || len(t.Labels) == 0 {
+			return "…"
+		}
+		mean, _, n := t.Stat(i, 0, mi)
+		if n == 0 {
+			return "…"
+		}
+		if mean == math.Trunc(mean) && math.Abs(mean) < 1e6 {
+			return strconv.FormatFloat(mean, 'f', 0, 64) // a count such as |D_j|
+		}
+		return strconv.FormatFloat(mean, 'g', 2, 64)
+	}
+}
+
+// diverged names the racers with a metric "diverged" above 0 at some grid
+// value, and how many values; "" when none did.
+func diverged(t *experiment.SweepTable) string {
+	mi := -1
+	for k, m := range t.Metrics {
+		if m.Name == experiment.DivergedMetric {
+			mi = k
+		}
+	}
+	if mi < 0 {
+		return ""
+	}
+	var parts []string
+	for r, label := range t.Labels {
+		n := 0
+		for i := range t.Grid {
+			if mean, _, k := t.Stat(i, r, mi); k > 0 && mean > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d values)", label, n, len(t.Grid)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "diverged, left out of the means: " + strings.Join(parts, ", ")
 }
 
 // fillGaps joins the grid points that have data by straight lines (in log
@@ -450,8 +552,12 @@ func fillGaps(vals []float64, logY bool) []float64 {
 }
 
 func (m *Model) sweepLegend(w int) string {
+	labels := m.sweep.table.Labels
+	if width := len(labels) * 5; width+len(strings.Join(labels, "")) > w {
+		labels = compactLabels(labels)
+	}
 	var parts []string
-	for i, l := range m.sweep.table.Labels {
+	for i, l := range labels {
 		look := lookOf(i)
 		parts = append(parts, m.styles.paint(look.glyph+" "+l, look.color))
 	}
@@ -466,6 +572,28 @@ func (m *Model) sweepLegend(w int) string {
 		legend += "   " + ratio
 	}
 	return ansi.Truncate(legend, w, "…")
+}
+
+// compactLabels drops from each label the words it shares with the label
+// before it ("FedNewton t=1", "FedNewton t=2" → "FedNewton t=1", "t=2"), so
+// that the eight racers of the newton sweeps fit in 80 columns.
+func compactLabels(labels []string) []string {
+	out := make([]string, len(labels))
+	for i, l := range labels {
+		out[i] = l
+		if i == 0 {
+			continue
+		}
+		prev, cur := strings.Fields(labels[i-1]), strings.Fields(l)
+		k := 0
+		for k < len(prev) && k < len(cur)-1 && prev[k] == cur[k] {
+			k++
+		}
+		if k > 0 {
+			out[i] = strings.Join(cur[k:], " ")
+		}
+	}
+	return out
 }
 
 // sweepProgress is the progress bar with trials done, elapsed time and ETA.
@@ -486,7 +614,11 @@ func (m *Model) sweepStatus() string {
 	if v.paused && v.state == stateRunning {
 		state = "paused"
 	}
-	parts := []string{state, "seed " + itoa(int(v.sc.Seed)), "x: " + v.sc.Sweep.Label}
+	x := "x: " + v.sc.Sweep.Label
+	if v.axisX {
+		x = fmt.Sprintf("x: %s, labelled with %s", v.sc.Sweep.Label, axisName(v.sc.Sweep.Axis))
+	}
+	parts := []string{state, "seed " + itoa(int(v.sc.Seed)), x}
 	if v.sc.Family == experiment.FamilyFedGain {
 		parts = append(parts, "fed error: "+v.sc.FedError.String())
 	}
@@ -502,8 +634,11 @@ func (m *Model) sweepMessages(w int) []string {
 	if v.notice != "" {
 		msgs = append(msgs, m.styles.notice.Render(v.notice))
 	}
+	if d := diverged(v.table); d != "" {
+		msgs = append(msgs, m.styles.notice.Render(d))
+	}
 	if len(msgs) == 0 {
-		return []string{m.help.ShortHelpView(defaultSweepKeys(m.keys).ShortHelp())}
+		return []string{m.help.ShortHelpView(defaultSweepKeys(m.keys, v.sc).ShortHelp())}
 	}
 	var lines []string
 	for _, s := range msgs {
@@ -513,6 +648,19 @@ func (m *Model) sweepMessages(w int) []string {
 		lines = append(lines[:2], ansi.Truncate(lines[2], w-1, "")+"…")
 	}
 	return lines
+}
+
+// axisName is how the status line names an axis metric.
+func axisName(axis string) string {
+	switch axis {
+	case "delta_data":
+		return "the empirical Δ_Dj"
+	case "delta_model":
+		return "the empirical Δ_fj"
+	case "local_size":
+		return "|D_j|"
+	}
+	return axis
 }
 
 // clock formats a duration as m:ss (or h:mm:ss).
