@@ -68,3 +68,15 @@ func BenchmarkSweepFirstCoarseCurve(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSweepNewtonLocalSize is E003-2 at the paper's scale: 9 values of
+// m (|D| = 10000, |D_j| = 2000 … 80) × 10 trials × 8 curves (KRR, DKRR,
+// FedNewton t = 1, 2, 4, 8 from one run, FedAvg and FedProx after 8
+// rounds), M = 200 random features. Target: under 60 s on 2 cores.
+func BenchmarkSweepNewtonLocalSize(b *testing.B) { benchSweep(b, "newton-local-size") }
+
+// BenchmarkSweepNewtonHeterogeneity is E003-3 (the α sweep, the preset's
+// default) at the paper's scale: 8 values of α × 10 trials, m = 20 clients
+// with |D_j| = 500, plus the empirical Δ_Dj and Δ_fj of every trial; the β
+// sweep (E003-4) costs the same. Target: under 60 s on 2 cores.
+func BenchmarkSweepNewtonHeterogeneity(b *testing.B) { benchSweep(b, "newton-heterogeneity") }

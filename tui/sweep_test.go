@@ -304,3 +304,69 @@ func TestSubspaceKeys(t *testing.T) {
 		t.Errorf("back up: r=%d η=%v, want 0 (= d), 0.1", m.sc.Data.SubspaceDim, m.sc.Eta)
 	}
 }
+
+// fakeNewtonSweep emits newton-heterogeneity's four metrics per curve: test
+// MSE 1 + curve/10 + point/100, diverged = 1 for the last curve (FedProx)
+// at the last grid value (its MSE then +Inf, as the engine reports it),
+// Δ_Dj = 0.25·(point+1) and Δ_fj = 0.
+func fakeNewtonSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment.TrialResult)) error {
+	curves := 8
+	for t := 0; t < sc.Trials; t++ {
+		for i := range sc.Sweep.Grid {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			vals := make([][]float64, curves)
+			for r := range vals {
+				mse, div := 1+float64(r)/10+float64(i)/100, 0.0
+				if r == curves-1 && i == len(sc.Sweep.Grid)-1 {
+					mse, div = math.Inf(1), 1
+				}
+				vals[r] = []float64{mse, div, 0.25 * float64(i+1), 0}
+			}
+			emit(experiment.TrialResult{Point: i, Trial: t, Values: vals})
+		}
+	}
+	return nil
+}
+
+// TestNewtonSweepView: newton-heterogeneity opens the sweep view at 80×24
+// with one chart (the table-only metrics are not drawn), the eight curves'
+// legend compacted to fit, α = 0 labelled "0" at the left of the x axis, v
+// relabelling x with the measured Δ_Dj, and the diverged racer named.
+func TestNewtonSweepView(t *testing.T) {
+	m, cmd := newSweepModel(t, sweepPreset(t, "newton-heterogeneity", 2), fakeNewtonSweep)
+	drainSweep(t, m, cmd)
+	v := view(m)
+	for _, want := range []string{"test MSE (log)", "× FedNewton t=1  + t=2  o t=4  # t=8  * FedAvg s=2  ~ FedProx",
+		"x: data heterogeneity α", "diverged, left out of the means: FedProx (1 of 8 values)", "16/16"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "Δ_Dj (p_j-weighted mean)") || strings.Contains(v, "fraction of trials") {
+		t.Errorf("a table-only metric is charted:\n%s", v)
+	}
+	lines := strings.Split(v, "\n")
+	axis := func() string {
+		for i, l := range lines {
+			if strings.Contains(l, "└") {
+				return lines[i+1]
+			}
+		}
+		t.Fatalf("no x axis:\n%s", v)
+		return ""
+	}
+	if f := strings.Fields(axis()); len(f) < 2 || f[0] != "0" || f[len(f)-1] != "1" {
+		t.Errorf("x labels %q, want 0 … 1", f)
+	}
+	m.Update(keyMsg("v"))
+	v = view(m)
+	lines = strings.Split(v, "\n")
+	if f := strings.Fields(axis()); len(f) < 2 || f[0] != "0.25" || f[len(f)-1] != "2" {
+		t.Errorf("x labels after v: %q, want Δ_Dj 0.25 … 2", f)
+	}
+	if !strings.Contains(v, "labelled with the empirical Δ_Dj") {
+		t.Errorf("status after v:\n%s", v)
+	}
+}
