@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+)
 
 // keyMap holds every binding of the run view (DESIGN.md, "The run view").
 type keyMap struct {
@@ -79,4 +83,35 @@ func defaultPickerKeys() pickerKeys {
 		Apply:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "cancel")),
 	}
+}
+
+// fullHelpView renders a key map's full help in as many columns as fit the
+// width: bubbles/help drops whole columns that do not fit, so the bindings
+// are regrouped into fewer, longer columns instead.
+func fullHelpView(h help.Model, km help.KeyMap, width int) string {
+	groups := km.FullHelp()
+	h.Width = 0 // measure untruncated
+	view := h.FullHelpView(groups)
+	if lipgloss.Width(view) <= width {
+		return view
+	}
+	var all []key.Binding
+	for _, g := range groups {
+		for _, b := range g {
+			if b.Enabled() {
+				all = append(all, b)
+			}
+		}
+	}
+	for cols := len(groups) - 1; cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		var regrouped [][]key.Binding
+		for i := 0; i < len(all); i += rows {
+			regrouped = append(regrouped, all[i:min(i+rows, len(all))])
+		}
+		if view = h.FullHelpView(regrouped); lipgloss.Width(view) <= width {
+			break
+		}
+	}
+	return view
 }

@@ -354,7 +354,7 @@ func (m *Model) renderSweep() {
 		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+
 			"Sweeps average many trials per value of the swept knob; curves refine as trials arrive.\n"+
 			"Every change restarts the sweep at once. The dashed line is FG = 1: above it, joining helps.\n\n"+
-			m.help.View(defaultSweepKeys(m.keys))+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
+			fullHelpView(m.help, defaultSweepKeys(m.keys), m.width)+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
 		m.help.ShowAll = false
 	case screenPresets:
 		middle = v.picker.view(m.styles, w, body)
