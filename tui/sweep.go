@@ -350,12 +350,10 @@ func (m *Model) renderSweep() {
 	var middle string
 	switch v.screen {
 	case screenHelp:
-		m.help.ShowAll = true
 		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+
 			"Sweeps average many trials per value of the swept knob; curves refine as trials arrive.\n"+
 			"Every change restarts the sweep at once. The dashed line is FG = 1: above it, joining helps.\n\n"+
 			fullHelpView(m.help, defaultSweepKeys(m.keys), m.width)+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
-		m.help.ShowAll = false
 	case screenPresets:
 		middle = v.picker.view(m.styles, w, body)
 	default:
