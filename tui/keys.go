@@ -12,6 +12,7 @@ type keyMap struct {
 	EtaDown, EtaUp                   key.Binding
 	StepsDown, StepsUp               key.Binding
 	HeteroDown, HeteroUp             key.Binding
+	heteroName                       string // what h/H change, for the short help: Γ, α, r
 	SubspaceDown, SubspaceUp         key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
@@ -29,6 +30,7 @@ func defaultKeyMap() keyMap {
 		EtaUp:        key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "η up")),
 		StepsDown:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "local steps down")),
 		StepsUp:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
+		heteroName:   "Γ",
 		HeteroDown:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
 		HeteroUp:     key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
 		SubspaceDown: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "subspace r down")),
@@ -55,7 +57,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 	}
 	return []key.Binding{
 		pair("space", "pause", k.Pause), pair("r", "restart", k.Restart), pair("[ ]", "η", k.EtaUp),
-		pair("- +", "steps", k.StepsUp), pair("h H", "Γ", k.HeteroUp),
+		pair("- +", "steps", k.StepsUp), pair("h H", k.heteroName, k.HeteroUp),
 		pair("?", "more keys", k.Help), k.Quit,
 	}
 }
