@@ -73,6 +73,11 @@ type sweepFamily struct {
 	labels   func(sc Scenario) []string // nil: the labels of sc.Resolve()
 	evaluate func(ctx context.Context, sc Scenario) ([][]float64, error)
 	validate func(sc Scenario) error // extra checks of a sweep scenario; may be nil
+	// stat, if set, aggregates a metric over the trials of one grid point
+	// from the rows evaluate returned (which then need not be one number per
+	// metric); nil means the mean and sample standard deviation of the
+	// per-trial values.
+	stat func(sc Scenario) func(cells [][][]float64, racer, metric int) (mean, std float64, n int)
 }
 
 // sweepFamilies lists the sweepable families.
@@ -302,6 +307,8 @@ type SweepTable struct {
 	cells [][][][]float64 // [point][trial][racer][metric]; nil until done
 	count []int           // trials done per point
 	done  int
+	// stat is the family's aggregation over trials; nil for per-value stats.
+	stat func(cells [][][]float64, racer, metric int) (mean, std float64, n int)
 }
 
 // NewSweepTable prepares the table of a sweep scenario.
@@ -314,6 +321,9 @@ func NewSweepTable(sc Scenario) (*SweepTable, error) {
 		Trials: sc.Trials, cells: make([][][][]float64, len(sc.Sweep.Grid)), count: make([]int, len(sc.Sweep.Grid))}
 	for i := range t.cells {
 		t.cells[i] = make([][][]float64, sc.Trials)
+	}
+	if fam.stat != nil {
+		t.stat = fam.stat(sc)
 	}
 	return t, nil
 }
@@ -339,6 +349,9 @@ func (t *SweepTable) Count(i int) int { return t.count[i] }
 // they rest on (non-finite values are left out); the mean is NaN with no
 // value, the standard deviation with fewer than two.
 func (t *SweepTable) Stat(point, racer, metric int) (mean, std float64, n int) {
+	if t.stat != nil {
+		return t.stat(t.cells[point], racer, metric)
+	}
 	var sum float64
 	for _, c := range t.cells[point] {
 		if c != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ var fedGainFamily = sweepFamily{
 			{Name: "fg_rich", Caption: "FG, first data-rich client", Ref: 1, RefNote: "FG = 1"},
 		}
 	},
-	evaluate: evalFedGain,
+	evaluate: evalFedGainRaw,
+	stat:     fedGainStat,
 	validate: validateClosedForm,
 }
 
@@ -62,7 +64,33 @@ func validateClosedForm(sc Scenario) error {
 	return nil
 }
 
+// evalFedGain returns one trial's FG per racer and gainer: the ratio of the
+// client's local error to its federated error in this trial alone.
 func evalFedGain(ctx context.Context, sc Scenario) ([][]float64, error) {
+	raw, err := evalFedGainRaw(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(raw))
+	for r, row := range raw {
+		out[r] = make([]float64, len(gainerNames))
+		for j := range out[r] {
+			local, curve := fedGainSplit(row, j)
+			out[r][j] = model.Gain(local, slices.Min(curve), sc.Squared)
+		}
+	}
+	return out, nil
+}
+
+// gainerNames are the clients whose FG is reported, in metric order.
+var gainerNames = []string{"scarce", "rich"}
+
+// evalFedGainRaw returns one trial's raw material for FG, per racer: the
+// local errors ‖θ̂_j − θ_j*‖ of the gainers, then each gainer's federated
+// error curve ‖θ_t − θ_j*‖ over t = 0…T (min mode), or its one value at the
+// final round or the limit (fedGainSplit reads it back). NaN for a gainer
+// the federation lacks.
+func evalFedGainRaw(ctx context.Context, sc Scenario) ([][]float64, error) {
 	fed, err := sc.Data.Generate(sc.Seed)
 	if err != nil {
 		return nil, &InputError{Msg: err.Error()}
@@ -89,16 +117,100 @@ func evalFedGain(ctx context.Context, sc Scenario) ([][]float64, error) {
 			}
 		}
 	}
-	fedErrs, err := federatedErrors(ctx, sc, fed, len(gainers), errs)
+	curves, err := federatedCurves(ctx, sc, fed, len(gainers), errs)
 	if err != nil {
 		return nil, err
 	}
-	for _, row := range fedErrs {
-		for k := range row {
-			row[k] = model.Gain(local[k], row[k], sc.Squared)
+	out := make([][]float64, len(curves))
+	for r, c := range curves {
+		row := append([]float64(nil), local...)
+		for j := range gainers {
+			row = append(row, c[j]...)
+		}
+		out[r] = row
+	}
+	return out, nil
+}
+
+// fedGainSplit reads gainer j's local error and federated error curve from
+// a racer's row of evalFedGainRaw.
+func fedGainSplit(row []float64, j int) (local float64, curve []float64) {
+	k := len(gainerNames)
+	n := (len(row) - k) / k
+	if n < 1 {
+		return math.NaN(), nil // not a row of evalFedGainRaw
+	}
+	return row[j], row[k+j*n : k+(j+1)*n]
+}
+
+// fedGainStat aggregates FG over the trials as PAPERS.md §8 recommends: the
+// trial-averaged local error over the minimum, across rounds, of the
+// trial-averaged federated error curve (the final value or the limit in the
+// other modes); with the squared ratio, the mean squared errors, as in the
+// definition FG_j = R_loc_j / R_fed_j (§1.8). The spread is the sample
+// standard deviation of the per-trial ratios.
+func fedGainStat(sc Scenario) func(cells [][][]float64, racer, metric int) (mean, std float64, n int) {
+	pow := func(x float64) float64 {
+		if sc.Squared {
+			return x * x
+		}
+		return x
+	}
+	return func(cells [][][]float64, racer, j int) (float64, float64, int) {
+		var localSum float64
+		var curveSum, ratios []float64
+		for _, c := range cells {
+			if c == nil {
+				continue
+			}
+			local, curve := fedGainSplit(c[racer], j)
+			if !finite(local) || len(curve) == 0 || !allFinite(curve) {
+				continue
+			}
+			if curveSum == nil {
+				curveSum = make([]float64, len(curve))
+			}
+			localSum += pow(local)
+			for t, e := range curve {
+				curveSum[t] += pow(e)
+			}
+			ratios = append(ratios, model.Gain(local, slices.Min(curve), sc.Squared))
+		}
+		n := len(ratios)
+		if n == 0 {
+			return math.NaN(), math.NaN(), 0
+		}
+		mean := localSum / slices.Min(curveSum) // the 1/n factors cancel
+		return mean, sampleStd(ratios), n
+	}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if !finite(x) {
+			return false
 		}
 	}
-	return fedErrs, nil
+	return true
+}
+
+// sampleStd is the sample standard deviation, NaN with fewer than two values.
+func sampleStd(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	var mean float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 func evalPolynomial(ctx context.Context, sc Scenario) ([][]float64, error) {
@@ -126,17 +238,37 @@ func evalPolynomial(ctx context.Context, sc Scenario) ([][]float64, error) {
 // federatedErrors returns, for every racer, the k errors that errs measures
 // of its federated model: at the closed-form limit, at the final round T, or
 // the minimum over rounds t = 0, …, T from θ_0 = 0 (PAPERS.md §8), each
-// error minimised separately. Rounds are the affine round map of the racer
-// (one d×d product per round), built once from the clients' spectra.
+// error minimised separately.
 func federatedErrors(ctx context.Context, sc Scenario, fed *datasets.Federation, k int,
 	errs func(theta, out []float64)) ([][]float64, error) {
+	curves, err := federatedCurves(ctx, sc, fed, k, errs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(curves))
+	for i, c := range curves {
+		out[i] = make([]float64, k)
+		for j := range out[i] {
+			out[i][j] = slices.Min(c[j])
+		}
+	}
+	return out, nil
+}
+
+// federatedCurves returns, for every racer and each of the k errors that
+// errs measures, the error curve over rounds t = 0, …, T from θ_0 = 0 in min
+// mode, or the single error at the final round or at the closed-form limit
+// in the other modes. Rounds are the affine round map of the racer (one d×d
+// product per round), built once from the clients' spectra.
+func federatedCurves(ctx context.Context, sc Scenario, fed *datasets.Federation, k int,
+	errs func(theta, out []float64)) ([][][]float64, error) {
 	spectra := model.SubspaceSpectra(fed)
 	w := make([]float64, len(fed.Clients))
 	for i := range fed.Clients {
 		w[i] = float64(fed.Clients[i].N) / float64(fed.N())
 	}
 	racers := sc.Resolve()
-	out := make([][]float64, len(racers))
+	out := make([][][]float64, len(racers))
 	cur := make([]float64, k)
 	for i, r := range racers {
 		if err := ctx.Err(); err != nil {
@@ -146,13 +278,19 @@ func federatedErrors(ctx context.Context, sc Scenario, fed *datasets.Federation,
 		if r.Spec.Kind == KindFedAvg {
 			m = algorithms.NewFedAvgMap(spectra, w, fed.Dim, r.Spec.Eta, r.Spec.LocalSteps)
 		}
-		out[i] = make([]float64, k)
+		out[i] = make([][]float64, k)
 		if sc.FedError == model.FedErrorLimit {
-			errs(m.Limit(), out[i])
+			errs(m.Limit(), cur)
+			for j := range out[i] {
+				out[i][j] = []float64{cur[j]}
+			}
 			continue
 		}
 		theta, next := make([]float64, fed.Dim), make([]float64, fed.Dim)
-		errs(theta, out[i]) // t = 0
+		errs(theta, cur) // t = 0
+		for j := range out[i] {
+			out[i][j] = []float64{cur[j]}
+		}
 		for t := 1; t <= sc.Rounds; t++ {
 			if t%256 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -161,14 +299,16 @@ func federatedErrors(ctx context.Context, sc Scenario, fed *datasets.Federation,
 			theta, next = next, theta
 			errs(theta, cur)
 			for j, e := range cur {
+				if math.IsNaN(out[i][j][0]) { // no such client
+					continue
+				}
 				if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
-					if math.IsNaN(out[i][j]) { // no such client
-						continue
-					}
 					return nil, &RacerError{Label: r.Label, Err: &algorithms.DivergedError{Round: t, Eta: r.Spec.Eta, Limit: math.NaN()}}
 				}
-				if sc.FedError == model.FedErrorFinal || e < out[i][j] {
-					out[i][j] = e
+				if sc.FedError == model.FedErrorFinal {
+					out[i][j][0] = e
+				} else {
+					out[i][j] = append(out[i][j], e)
 				}
 			}
 		}

@@ -622,15 +622,13 @@ func divergedBrief(err error) string {
 }
 
 func (m *Model) helpView() string {
-	m.help.ShowAll = true
-	defer func() { m.help.ShowAll = false }()
 	intro := "Keys — every parameter change cancels the run and restarts it at once.\n" +
 		"The dashed line is the error of pooled least squares, the centralised optimum.\n\n"
 	if m.sc.Family == experiment.FamilyMixture {
 		intro = "Keys — every parameter change cancels the run and restarts it at once.\n" +
 			"Rows are clients grouped by true cluster, columns rounds; solid bands = correct clusters.\n\n"
 	}
-	return m.styles.caption.Render("Help") + "\n\n" + intro + m.help.View(m.helpKeys()) + "\n\n" +
+	return m.styles.caption.Render("Help") + "\n\n" + intro + fullHelpView(m.help, m.helpKeys(), m.width) + "\n\n" +
 		m.styles.muted.Render("press ? or esc to close")
 }
 

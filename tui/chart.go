@@ -88,6 +88,13 @@ func plotChart(c chartSpec) string {
 			asciigraph.XAxisValueFormatter(xf))
 	}
 	out := asciigraph.PlotMany(data, opts...)
+	// asciigraph rounds the bounds to rows and may draw one row more than
+	// asked; shrink until the plot and its axis fit, so that fitBox never
+	// cuts the x tick labels.
+	for h := plotRows - 2; h >= 1 && strings.Count(out, "\n")+1 > c.height; h-- {
+		step = (hi - lo) / float64(h) // the tick formatter reads it
+		out = asciigraph.PlotMany(data, append(opts, asciigraph.Height(h))...)
+	}
 	if len(c.marks) > 0 {
 		out = overlayMarks(out, c, plotRows, plotWidth)
 	}

@@ -403,8 +403,21 @@ func (k clusterKeys) FullHelp() [][]key.Binding {
 
 // helpKeys is the key map the help shows for the current family.
 func (m *Model) helpKeys() help.KeyMap {
-	if m.sc.Family == experiment.FamilyMixture {
-		return clusterKeys{m.keys}
+	km := m.keys
+	relabel := func(b key.Binding, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 	}
-	return m.keys
+	switch m.sc.Family {
+	case experiment.FamilyMixture:
+		return clusterKeys{m.keys}
+	case experiment.FamilyNewton:
+		km.heteroName = "α"
+		km.HeteroDown = relabel(km.HeteroDown, "data heterogeneity α down")
+		km.HeteroUp = relabel(km.HeteroUp, "data heterogeneity α up")
+	case experiment.FamilyLowRank:
+		km.heteroName = "rank"
+		km.HeteroDown = relabel(km.HeteroDown, "FedLRGD rank r down")
+		km.HeteroUp = relabel(km.HeteroUp, "FedLRGD rank r up")
+	}
+	return km
 }

@@ -1,6 +1,10 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+)
 
 // keyMap holds every binding of the run view (DESIGN.md, "The run view").
 type keyMap struct {
@@ -8,6 +12,7 @@ type keyMap struct {
 	EtaDown, EtaUp                   key.Binding
 	StepsDown, StepsUp               key.Binding
 	HeteroDown, HeteroUp             key.Binding
+	heteroName                       string // what h/H change, for the short help: Γ, α, r
 	SubspaceDown, SubspaceUp         key.Binding
 	BatchDown, BatchUp               key.Binding
 	Algorithms, Presets, Export, Log key.Binding
@@ -25,6 +30,7 @@ func defaultKeyMap() keyMap {
 		EtaUp:        key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "η up")),
 		StepsDown:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "local steps down")),
 		StepsUp:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "local steps up")),
+		heteroName:   "Γ",
 		HeteroDown:   key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "heterogeneity Γ down")),
 		HeteroUp:     key.NewBinding(key.WithKeys("H"), key.WithHelp("H", "heterogeneity Γ up")),
 		SubspaceDown: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "subspace r down")),
@@ -51,7 +57,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 	}
 	return []key.Binding{
 		pair("space", "pause", k.Pause), pair("r", "restart", k.Restart), pair("[ ]", "η", k.EtaUp),
-		pair("- +", "steps", k.StepsUp), pair("h H", "Γ", k.HeteroUp),
+		pair("- +", "steps", k.StepsUp), pair("h H", k.heteroName, k.HeteroUp),
 		pair("?", "more keys", k.Help), k.Quit,
 	}
 }
@@ -79,4 +85,35 @@ func defaultPickerKeys() pickerKeys {
 		Apply:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "cancel")),
 	}
+}
+
+// fullHelpView renders a key map's full help in as many columns as fit the
+// width: bubbles/help drops whole columns that do not fit, so the bindings
+// are regrouped into fewer, longer columns instead.
+func fullHelpView(h help.Model, km help.KeyMap, width int) string {
+	groups := km.FullHelp()
+	h.Width = 0 // measure untruncated
+	view := h.FullHelpView(groups)
+	if lipgloss.Width(view) <= width {
+		return view
+	}
+	var all []key.Binding
+	for _, g := range groups {
+		for _, b := range g {
+			if b.Enabled() {
+				all = append(all, b)
+			}
+		}
+	}
+	for cols := len(groups) - 1; cols >= 1; cols-- {
+		rows := (len(all) + cols - 1) / cols
+		var regrouped [][]key.Binding
+		for i := 0; i < len(all); i += rows {
+			regrouped = append(regrouped, all[i:min(i+rows, len(all))])
+		}
+		if view = h.FullHelpView(regrouped); lipgloss.Width(view) <= width {
+			break
+		}
+	}
+	return view
 }

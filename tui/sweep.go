@@ -378,7 +378,6 @@ func (m *Model) renderSweep() {
 	var middle string
 	switch v.screen {
 	case screenHelp:
-		m.help.ShowAll = true
 		intro := "Sweeps average many trials per value of the swept knob; curves refine as trials arrive. " +
 			"Every change restarts the sweep at once."
 		switch {
@@ -389,8 +388,7 @@ func (m *Model) renderSweep() {
 				"v labels the x axis with what was measured at each value (" + axisName(v.sc.Sweep.Axis) + ")."
 		}
 		middle = fitBox(m.styles.caption.Render("Help")+"\n\n"+ansi.Wrap(intro, w, " ")+"\n\n"+
-			m.help.View(defaultSweepKeys(m.keys, v.sc))+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
-		m.help.ShowAll = false
+			fullHelpView(m.help, defaultSweepKeys(m.keys, v.sc), m.width)+"\n\n"+m.styles.muted.Render("press ? or esc to close"), w, body)
 	case screenPresets:
 		middle = v.picker.view(m.styles, w, body)
 	default:

@@ -26,6 +26,11 @@ func fakeSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment
 			vals := make([][]float64, racers)
 			for r := range vals {
 				vals[r] = []float64{100/(1+float64(i)) + float64(r) + float64(t)/10, 200/(1+float64(i)) + float64(r)}
+				if sc.Family == experiment.FamilyFedGain {
+					// The raw row of a gain trial: local errors, then each
+					// gainer's federated error (one value, as in limit mode).
+					vals[r] = append(vals[r], 1, 1)
+				}
 			}
 			emit(experiment.TrialResult{Point: i, Trial: t, Values: vals})
 		}
