@@ -440,7 +440,10 @@ func (m *Model) sweepCharts(w, h int) string {
 			curves[r] = series{values: fillGaps(vals, m.logY), glyph: look.charSet(), color: look.color}
 		}
 		spec := chartSpec{width: w, height: rows, rounds: len(t.Grid), logY: m.logY, curves: curves,
-			color: m.styles.color, xAxis: ci == k-1, xLabel: xLabel}
+			color: m.styles.color, xAxis: ci == k-1, xLabel: xLabel,
+			// A linear axis without a reference level fits the data (test MSEs
+			// differ in the second digit); with one (FG = 1) it starts at 0.
+			tight: !m.logY && math.IsNaN(metric.Ref)}
 		note := ""
 		if !math.IsNaN(metric.Ref) {
 			ref := make([]float64, len(t.Grid))
