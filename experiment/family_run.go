@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -279,45 +278,16 @@ func runFamily(ctx context.Context, sc Scenario, emit func(Point)) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Racers: sc.Resolve(), Prepared: p}
-	res.Errs = make([]error, len(res.Racers))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, r := range res.Racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			send := func(rd algorithms.Round) {
-				mu.Lock()
-				defer mu.Unlock()
-				if ctx.Err() == nil {
-					emit(Point{Racer: i, Round: rd})
-				}
-			}
-			var err error
-			switch {
-			case r.Ridge != nil && p.Ridge != nil:
-				err = r.Ridge.Run(ctx, p.Ridge, sc.Rounds, send)
-			case r.Federated != nil && p.Federated != nil:
-				err = r.Federated.Run(ctx, p.Federated, sc.Rounds, send)
-			default:
-				err = fmt.Errorf("racer %s does not fit the %s family", r.Label, sc.Family)
-			}
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				res.Errs[i] = &RacerError{Label: r.Label, Err: err}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	for _, e := range res.Errs {
-		var de *algorithms.DivergedError
-		if e != nil && !errors.As(e, &de) {
-			return res, fmt.Errorf("race: %w", e)
+	res.Errs, err = race(ctx, res.Racers, emit, func(r Racer, send func(algorithms.Round)) error {
+		switch {
+		case r.Ridge != nil && p.Ridge != nil:
+			return r.Ridge.Run(ctx, p.Ridge, sc.Rounds, send)
+		case r.Federated != nil && p.Federated != nil:
+			return r.Federated.Run(ctx, p.Federated, sc.Rounds, send)
 		}
-	}
-	return res, nil
+		return fmt.Errorf("racer %s does not fit the %s family", r.Label, sc.Family)
+	})
+	return res, err
 }
 
 // Reference prepares the scenario's data (any family) and returns the

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -221,36 +220,10 @@ func runMixture(ctx context.Context, sc Scenario, emit func(Point)) (Result, err
 		return Result{}, err
 	}
 	res := Result{Racers: sc.Resolve(), Mixture: p}
-	res.Errs = make([]error, len(res.Racers))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i, r := range res.Racers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := r.Clustered.Run(ctx, p, sc.Rounds, func(rd algorithms.Round) {
-				mu.Lock()
-				defer mu.Unlock()
-				if ctx.Err() == nil {
-					emit(Point{Racer: i, Round: rd})
-				}
-			})
-			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				res.Errs[i] = &RacerError{Label: r.Label, Err: err}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	for _, e := range res.Errs {
-		var de *algorithms.DivergedError
-		if e != nil && !errors.As(e, &de) {
-			return res, fmt.Errorf("race: %w", e)
-		}
-	}
-	return res, nil
+	res.Errs, err = race(ctx, res.Racers, emit, func(r Racer, send func(algorithms.Round)) error {
+		return r.Clustered.Run(ctx, p, sc.Rounds, send)
+	})
+	return res, err
 }
 
 // ClusterInfo is what the cluster view needs to know about the data: the

@@ -138,14 +138,27 @@ func runLinear(ctx context.Context, sc Scenario, emit func(Point)) (Result, erro
 		return Result{}, err
 	}
 	res := Result{Racers: sc.Resolve(), Problem: p}
-	res.Errs = make([]error, len(res.Racers))
+	res.Errs, err = race(ctx, res.Racers, emit, func(r Racer, send func(algorithms.Round)) error {
+		return r.Algorithm.Run(ctx, p, sc.Rounds, send)
+	})
+	return res, err
+}
+
+// race runs every racer concurrently on data prepared once, through run,
+// and merges their rounds into emit (never called concurrently; emit may
+// block to apply back-pressure, which pauses the race). A racer that
+// diverges stops alone: the returned slice holds, per racer, its
+// *RacerError or nil. The error is ctx.Err() when cancelled, or any failure
+// other than a divergence, which is a bug rather than a finding.
+func race(ctx context.Context, racers []Racer, emit func(Point), run func(r Racer, send func(algorithms.Round)) error) ([]error, error) {
+	errs := make([]error, len(racers))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	for i, r := range res.Racers {
+	for i, r := range racers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := r.Algorithm.Run(ctx, p, sc.Rounds, func(rd algorithms.Round) {
+			err := run(r, func(rd algorithms.Round) {
 				mu.Lock()
 				defer mu.Unlock()
 				if ctx.Err() == nil {
@@ -153,19 +166,19 @@ func runLinear(ctx context.Context, sc Scenario, emit func(Point)) (Result, erro
 				}
 			})
 			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-				res.Errs[i] = &RacerError{Label: r.Label, Err: err}
+				errs[i] = &RacerError{Label: r.Label, Err: err}
 			}
 		}()
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return errs, err
 	}
-	for _, e := range res.Errs {
+	for _, e := range errs {
 		var de *algorithms.DivergedError
 		if e != nil && !errors.As(e, &de) {
-			return res, fmt.Errorf("race: %w", e) // a bug, not a finding
+			return errs, fmt.Errorf("race: %w", e)
 		}
 	}
-	return res, nil
+	return errs, nil
 }
