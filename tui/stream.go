@@ -92,31 +92,48 @@ func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scena
 // already waiting into one batch.
 func waitForStream(ch <-chan tea.Msg) tea.Cmd {
 	return func() tea.Msg {
-		msg, ok := <-ch
-		if !ok {
-			return nil
-		}
-		first, isPoint := msg.(pointMsg)
-		if !isPoint {
-			return msg
-		}
-		batch := pointsMsg{runID: first.runID, points: []experiment.Point{first.point}}
-		for len(batch.points) < maxBatch {
-			select {
-			case next, ok := <-ch:
-				if !ok {
-					return batch
-				}
-				if p, isPoint := next.(pointMsg); isPoint && p.runID == batch.runID {
-					batch.points = append(batch.points, p.point)
-					continue
-				}
-				batch.tail = next
-				return batch
-			default:
-				return batch
-			}
-		}
-		return batch
+		return nextBatch(ch,
+			func(msg tea.Msg) (int, experiment.Point, bool) {
+				p, ok := msg.(pointMsg)
+				return p.runID, p.point, ok
+			},
+			func(runID int, points []experiment.Point, tail tea.Msg) tea.Msg {
+				return pointsMsg{runID: runID, points: points, tail: tail}
+			})
 	}
+}
+
+// nextBatch reads the next message from ch. When it is an item of a run
+// (unpack says so), every item of the same run already waiting is read too,
+// up to maxBatch, and pack turns them into one message together with the
+// first other message met (the tail), so that a fast producer costs one
+// Update per batch. Any other message is returned as it is; nil when ch is
+// closed.
+func nextBatch[T any](ch <-chan tea.Msg, unpack func(tea.Msg) (int, T, bool),
+	pack func(runID int, items []T, tail tea.Msg) tea.Msg) tea.Msg {
+	msg, ok := <-ch
+	if !ok {
+		return nil
+	}
+	runID, first, isItem := unpack(msg)
+	if !isItem {
+		return msg
+	}
+	items := []T{first}
+	for len(items) < maxBatch {
+		select {
+		case next, ok := <-ch:
+			if !ok {
+				return pack(runID, items, nil)
+			}
+			if id, v, isItem := unpack(next); isItem && id == runID {
+				items = append(items, v)
+				continue
+			}
+			return pack(runID, items, next)
+		default:
+			return pack(runID, items, nil)
+		}
+	}
+	return pack(runID, items, nil)
 }

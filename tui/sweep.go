@@ -699,32 +699,14 @@ func startSweepStream(ctx context.Context, runID int, run SweepRunner, sc experi
 // is already waiting into one batch.
 func waitForTrials(ch <-chan tea.Msg) tea.Cmd {
 	return func() tea.Msg {
-		msg, ok := <-ch
-		if !ok {
-			return nil
-		}
-		first, isTrial := msg.(trialMsg)
-		if !isTrial {
-			return msg
-		}
-		batch := trialsMsg{runID: first.runID, results: []experiment.TrialResult{first.result}}
-		for len(batch.results) < maxBatch {
-			select {
-			case next, ok := <-ch:
-				if !ok {
-					return batch
-				}
-				if t, isTrial := next.(trialMsg); isTrial && t.runID == batch.runID {
-					batch.results = append(batch.results, t.result)
-					continue
-				}
-				batch.tail = next
-				return batch
-			default:
-				return batch
-			}
-		}
-		return batch
+		return nextBatch(ch,
+			func(msg tea.Msg) (int, experiment.TrialResult, bool) {
+				t, ok := msg.(trialMsg)
+				return t.runID, t.result, ok
+			},
+			func(runID int, results []experiment.TrialResult, tail tea.Msg) tea.Msg {
+				return trialsMsg{runID: runID, results: results, tail: tail}
+			})
 	}
 }
 
