@@ -76,29 +76,22 @@ type Model struct {
 	screen        screen
 	picker        picker
 
-	// The current run. Messages from any other runID are stale.
-	runID     int
-	cancel    context.CancelFunc
-	ch        <-chan tea.Msg
-	waiting   bool // a waitForStream command is outstanding on ch
-	paused    bool
+	// The current run (stream.go). Messages from any other runID are stale.
+	stream
 	state     runState
 	table     *experiment.Table
 	facts     experiment.Facts // NaN fields until the data are ready
 	failures  []error
 	fatal     string
-	started   time.Time
-	elapsed   time.Duration
 	notice    string
 	logY      bool
 	oracleX   bool            // lowrank: x axis is the oracle complexity
 	dataErr   string          // why the typed data file cannot be used
 	dataInput textinput.Model // the data-file prompt
 
-	// Rendering is throttled: points mark the charts dirty and a frame tick
-	// redraws them, so View only joins cached strings.
-	dirty, frameScheduled bool
-	frame                 string
+	// Rendering is throttled (stream.scheduleFrame): points mark the charts
+	// dirty and a frame tick redraws them, so View only joins cached strings.
+	frame string
 
 	// sweep is the sweep view (sweep.go), non-nil while a sweep preset is
 	// open; it then receives every message.
@@ -148,22 +141,17 @@ func (m *Model) Close() {
 
 // restart cancels the active run and starts the current scenario afresh.
 func (m *Model) restart() tea.Cmd {
-	m.Close()
-	m.runID++
-	ctx, cancel := context.WithCancel(m.ctx)
-	m.cancel = cancel
+	if m.sweep != nil {
+		m.sweep.close()
+	}
+	ctx := m.begin(m.ctx, m.now())
 	m.table = experiment.NewTable(m.sc, math.NaN())
 	m.facts = experiment.NoFacts()
 	m.failures, m.fatal = nil, ""
 	m.state = statePreparing
-	m.started, m.elapsed = m.now(), 0
 	m.ch = startStream(ctx, m.runID, m.runner, m.sc)
-	m.waiting = !m.paused
 	m.render()
-	if m.paused {
-		return m.clusterInfoCmd()
-	}
-	return tea.Batch(waitForStream(m.ch), m.clusterInfoCmd())
+	return tea.Batch(m.rearm(), m.clusterInfoCmd())
 }
 
 // Update handles global keys first, then sizes, run messages, and finally
@@ -236,23 +224,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // rearm waits for the next message of the current run unless paused.
-func (m *Model) rearm() tea.Cmd {
-	if m.paused {
-		m.waiting = false
-		return nil
-	}
-	m.waiting = true
-	return waitForStream(m.ch)
-}
-
-func (m *Model) scheduleFrame() tea.Cmd {
-	m.dirty = true
-	if m.frameScheduled {
-		return nil
-	}
-	m.frameScheduled = true
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
-}
+func (m *Model) rearm() tea.Cmd { return m.stream.rearm(waitForStream) }
 
 func (m *Model) finish(res experiment.Result, err error) {
 	if err != nil {

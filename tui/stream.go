@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/fedscope/fedscope/experiment"
@@ -136,4 +137,60 @@ func nextBatch[T any](ch <-chan tea.Msg, unpack func(tea.Msg) (int, T, bool),
 		}
 	}
 	return pack(runID, items, nil)
+}
+
+// stream is the life cycle of one background computation feeding a view
+// (STYLE.md §3): its id, its cancellation, the channel it sends on, whether
+// a read is armed, pausing, timing, and the throttled redraw. The run view
+// and the sweep view each embed one.
+type stream struct {
+	runID   int
+	cancel  context.CancelFunc
+	ch      <-chan tea.Msg
+	waiting bool // a read command is outstanding on ch
+	paused  bool
+	started time.Time
+	elapsed time.Duration
+
+	dirty, frameScheduled bool
+}
+
+// close cancels the active computation, if any.
+func (s *stream) close() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+}
+
+// begin cancels the active computation and returns the context of the next
+// one, under a new run id.
+func (s *stream) begin(parent context.Context, now time.Time) context.Context {
+	s.close()
+	s.runID++
+	ctx, cancel := context.WithCancel(parent)
+	s.cancel = cancel
+	s.started, s.elapsed = now, 0
+	return ctx
+}
+
+// rearm arms the next read of ch with wait, unless paused (the producer then
+// blocks on the full channel, which pauses the computation itself).
+func (s *stream) rearm(wait func(<-chan tea.Msg) tea.Cmd) tea.Cmd {
+	if s.paused || s.ch == nil {
+		s.waiting = false
+		return nil
+	}
+	s.waiting = true
+	return wait(s.ch)
+}
+
+// scheduleFrame marks the view dirty and asks for one redraw a frame later,
+// however many messages arrive meanwhile.
+func (s *stream) scheduleFrame() tea.Cmd {
+	s.dirty = true
+	if s.frameScheduled {
+		return nil
+	}
+	s.frameScheduled = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
 }

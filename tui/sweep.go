@@ -53,24 +53,17 @@ const stateStopped runState = stateFailed + 1
 // and y the trial mean on a log axis, one series per racer, a dashed
 // reference line where the metric has one (FG = 1), and a progress bar.
 type sweepView struct {
-	sc      experiment.Scenario
-	runID   int
-	cancel  context.CancelFunc
-	ch      <-chan tea.Msg
-	waiting bool // a waitForTrials command is outstanding on ch
-	paused  bool
-	state   runState
-	table   *experiment.SweepTable
-	started time.Time
-	elapsed time.Duration
-	fatal   string
-	notice  string
-	screen  screen
-	picker  picker
-	bar     progress.Model
+	sc experiment.Scenario
+	stream
+	state  runState
+	table  *experiment.SweepTable
+	fatal  string
+	notice string
+	screen screen
+	picker picker
+	bar    progress.Model
 
-	dirty, frameScheduled bool
-	frame                 string
+	frame string
 	// axisX labels the x axis with the sweep's axis metric (the empirical
 	// Δ_Dj or Δ_fj of newton-heterogeneity) instead of the knob's values.
 	axisX bool
@@ -146,24 +139,13 @@ func (m *Model) openSweep(sc experiment.Scenario) tea.Cmd {
 	return m.restartSweep()
 }
 
-// closeSweep cancels the active sweep.
-func (v *sweepView) close() {
-	if v.cancel != nil {
-		v.cancel()
-	}
-}
-
 // restartSweep cancels the active sweep and starts its scenario afresh.
 func (m *Model) restartSweep() tea.Cmd {
 	v := m.sweep
-	v.close()
-	v.runID++
-	ctx, cancel := context.WithCancel(m.ctx)
-	v.cancel = cancel
+	ctx := v.begin(m.ctx, m.now())
 	v.table, _ = experiment.NewSweepTable(v.sc) // validated by openSweep and applySweep
 	v.fatal, v.notice = "", ""
 	v.state = stateRunning
-	v.started, v.elapsed = m.now(), 0
 	v.ch = startSweepStream(ctx, v.runID, m.sweepRunner, v.sc)
 	m.renderSweep()
 	return v.rearm()
@@ -180,14 +162,7 @@ func (m *Model) applySweep(sc experiment.Scenario) tea.Cmd {
 	return m.restartSweep()
 }
 
-func (v *sweepView) rearm() tea.Cmd {
-	if v.paused || v.ch == nil {
-		v.waiting = false
-		return nil
-	}
-	v.waiting = true
-	return waitForTrials(v.ch)
-}
+func (v *sweepView) rearm() tea.Cmd { return v.stream.rearm(waitForTrials) }
 
 // updateSweep is Update while the sweep view is open.
 func (m *Model) updateSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -241,15 +216,6 @@ func (m *Model) updateSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.renderSweep()
 	}
 	return m, nil
-}
-
-func (v *sweepView) scheduleFrame() tea.Cmd {
-	v.dirty = true
-	if v.frameScheduled {
-		return nil
-	}
-	v.frameScheduled = true
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
 }
 
 func (m *Model) sweepKey(msg tea.KeyMsg) tea.Cmd {
