@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -64,11 +63,23 @@ type (
 // maxBatch bounds one pointsMsg so a slow terminal still sees progress.
 const maxBatch = 2048
 
-// startStream runs the runner in a goroutine that sends its messages on a
-// small buffered channel. Sends select on ctx.Done(), so the producer never
-// blocks after cancellation; a full channel (when the view is paused) makes
-// it wait, which pauses the simulation itself.
+// startStream runs the runner in a producer goroutine (see produce).
 func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scenario) <-chan tea.Msg {
+	return produce(ctx, func(send func(tea.Msg)) tea.Msg {
+		res, err := run(ctx, sc,
+			func(f experiment.Facts) { send(readyMsg{runID, f}) },
+			func(p experiment.Point) { send(pointMsg{runID, p}) })
+		return runDoneMsg{runID, res, err}
+	})
+}
+
+// produce runs work in a goroutine that sends its messages on a small
+// buffered channel, then the message work returns, then closes the channel.
+// Sends select on ctx.Done(), so the producer never blocks after
+// cancellation; a full channel (when the view is paused) makes it wait,
+// which pauses the computation itself. A cancelled computation is not an
+// error and sends no final message.
+func produce(ctx context.Context, work func(send func(tea.Msg)) tea.Msg) <-chan tea.Msg {
 	ch := make(chan tea.Msg, 64)
 	go func() {
 		defer close(ch)
@@ -78,13 +89,11 @@ func startStream(ctx context.Context, runID int, run Runner, sc experiment.Scena
 			case <-ctx.Done():
 			}
 		}
-		res, err := run(ctx, sc,
-			func(f experiment.Facts) { send(readyMsg{runID, f}) },
-			func(p experiment.Point) { send(pointMsg{runID, p}) })
-		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-			return // a cancelled run is not an error and reports nothing
+		done := work(send)
+		if ctx.Err() != nil {
+			return
 		}
-		send(runDoneMsg{runID, res, err})
+		send(done)
 	}()
 	return ch
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -639,26 +638,13 @@ func clock(d time.Duration) string {
 	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
-// startSweepStream runs the sweep in a goroutine that sends its messages on
-// a small buffered channel, selecting on ctx.Done() so it never blocks after
-// cancellation; a full channel (paused view) makes the workers wait.
+// startSweepStream runs the sweep runner in a producer goroutine (see
+// produce).
 func startSweepStream(ctx context.Context, runID int, run SweepRunner, sc experiment.Scenario) <-chan tea.Msg {
-	ch := make(chan tea.Msg, 64)
-	go func() {
-		defer close(ch)
-		send := func(msg tea.Msg) {
-			select {
-			case ch <- msg:
-			case <-ctx.Done():
-			}
-		}
+	return produce(ctx, func(send func(tea.Msg)) tea.Msg {
 		err := run(ctx, sc, func(r experiment.TrialResult) { send(trialMsg{runID, r}) })
-		if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-			return
-		}
-		send(sweepDoneMsg{runID, err})
-	}()
-	return ch
+		return sweepDoneMsg{runID, err}
+	})
 }
 
 // waitForTrials reads the next message of a sweep, draining every trial that
