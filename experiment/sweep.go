@@ -352,31 +352,25 @@ func (t *SweepTable) Stat(point, racer, metric int) (mean, std float64, n int) {
 	if t.stat != nil {
 		return t.stat(t.cells[point], racer, metric)
 	}
-	var sum float64
+	var vals []float64
 	for _, c := range t.cells[point] {
-		if c != nil {
+		// A trial's row may lack the value (a malformed evaluation): skip it
+		// rather than fail the whole table.
+		if racer < len(c) && metric < len(c[racer]) {
 			if v := c[racer][metric]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				sum += v
-				n++
+				vals = append(vals, v)
 			}
 		}
 	}
+	n = len(vals)
 	if n == 0 {
 		return math.NaN(), math.NaN(), 0
 	}
-	mean = sum / float64(n)
-	if n < 2 {
-		return mean, math.NaN(), n
+	for _, v := range vals {
+		mean += v
 	}
-	var ss float64
-	for _, c := range t.cells[point] {
-		if c != nil {
-			if v := c[racer][metric]; !math.IsNaN(v) && !math.IsInf(v, 0) {
-				ss += (v - mean) * (v - mean)
-			}
-		}
-	}
-	return mean, math.Sqrt(ss / float64(n-1)), n
+	mean /= float64(n)
+	return mean, sampleStd(vals), n
 }
 
 // Rows returns the number of rows Write prints: one per racer and grid point

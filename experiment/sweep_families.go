@@ -137,7 +137,7 @@ func evalFedGainRaw(ctx context.Context, sc Scenario) ([][]float64, error) {
 func fedGainSplit(row []float64, j int) (local float64, curve []float64) {
 	k := len(gainerNames)
 	n := (len(row) - k) / k
-	if n < 1 {
+	if n < 1 || j >= k {
 		return math.NaN(), nil // not a row of evalFedGainRaw
 	}
 	return row[j], row[k+j*n : k+(j+1)*n]
@@ -161,6 +161,9 @@ func fedGainStat(sc Scenario) func(cells [][][]float64, racer, metric int) (mean
 		var curveSum, ratios []float64
 		for _, c := range cells {
 			if c == nil {
+				continue
+			}
+			if racer >= len(c) {
 				continue
 			}
 			local, curve := fedGainSplit(c[racer], j)

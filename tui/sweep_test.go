@@ -17,7 +17,11 @@ import (
 // without numerics: racer r's metric k at grid point i is
 // (1 + k)·100/(1 + i) + r + trial/10, so means are known in closed form.
 func fakeSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment.TrialResult)) error {
-	racers := len(sc.Resolve())
+	table, err := experiment.NewSweepTable(sc)
+	if err != nil {
+		return err
+	}
+	racers := len(table.Labels)
 	for t := 0; t < sc.Trials; t++ {
 		for i := range sc.Sweep.Grid {
 			if err := ctx.Err(); err != nil {
@@ -26,6 +30,9 @@ func fakeSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment
 			vals := make([][]float64, racers)
 			for r := range vals {
 				vals[r] = []float64{100/(1+float64(i)) + float64(r) + float64(t)/10, 200/(1+float64(i)) + float64(r)}
+				for len(vals[r]) < len(table.Metrics) { // e.g. the newton sweeps' extra columns
+					vals[r] = append(vals[r], 0)
+				}
 				if sc.Family == experiment.FamilyFedGain {
 					// The raw row of a gain trial: local errors, then each
 					// gainer's federated error (one value, as in limit mode).
