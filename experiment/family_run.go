@@ -305,5 +305,7 @@ func Reference(sc Scenario) (facts Facts, note string, err error) {
 	if err != nil {
 		return NoFacts(), "", err
 	}
-	return NoFacts(), p.Note, nil
+	facts = NoFacts()
+	facts.Note = p.Note
+	return facts, p.Note, nil
 }

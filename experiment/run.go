@@ -54,6 +54,7 @@ func (e *RacerError) Unwrap() error { return e.Err }
 type Facts struct {
 	LSError       float64 // error of pooled least squares, the reference line; NaN if none
 	RealisedGamma float64 // max_{i,j} ‖θ_i* − θ_j*‖ (PAPERS.md §8: show it); NaN if none
+	Note          string  // how defaults were resolved, e.g. the bandwidth from the median distance
 }
 
 // NoFacts is the value before the data are prepared.

@@ -177,6 +177,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.facts, m.table.LSError = msg.facts, msg.facts.LSError
+		if msg.facts.Note != "" && m.notice == "" {
+			m.notice = msg.facts.Note // e.g. the bandwidth a data file resolved to
+			m.render()
+		}
 		m.state = stateRunning
 		return m, m.rearm()
 	case pointsMsg:

@@ -393,3 +393,16 @@ func TestStreamStopsOnCancelWithoutLeaks(t *testing.T) {
 		}
 	}
 }
+
+// TestReadyNoteIsShown: how the data's defaults were resolved (e.g. the
+// bandwidth from the median distance) is shown once the data are ready.
+func TestReadyNoteIsShown(t *testing.T) {
+	m := newTestModel(t, blockingRunner)
+	m.Init()
+	f := experiment.NoFacts()
+	f.Note = "bandwidth σ²=2.5 from the median pairwise distance 1.6"
+	m.Update(readyMsg{runID: m.runID, facts: f})
+	if !strings.Contains(view(m), f.Note) {
+		t.Fatalf("note not shown:\n%s", view(m))
+	}
+}
