@@ -70,6 +70,7 @@ func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, 
 // the second (Woodbury) form needing only a B×B Cholesky factorisation.
 func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, ws *Workspace) {
 	uv := vec(u)
+	kern := s.Kernel() // X Xᵀ once per client, when it fits; else inner products per batch
 	for lo := 0; lo < len(perm); lo += batch {
 		idx := perm[lo:min(lo+batch, len(perm))]
 		b := len(idx)
@@ -79,6 +80,14 @@ func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, ws *W
 		for j, rj := range idx {
 			xj := vec(s.Row(rj))
 			r[j] = blas64.Dot(xj, uv) - s.Y[rj]
+			if kern != nil {
+				row := kern[rj*s.N : (rj+1)*s.N]
+				k[j*b+j] = 1 + c*row[rj]
+				for l := j + 1; l < b; l++ {
+					k[j*b+l] = c * row[idx[l]]
+				}
+				continue
+			}
 			k[j*b+j] = 1 + c*blas64.Dot(xj, xj)
 			for l := j + 1; l < b; l++ {
 				k[j*b+l] = c * blas64.Dot(xj, vec(s.Row(idx[l])))

@@ -1,6 +1,8 @@
 package model
 
 import (
+	"sync"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -17,11 +19,40 @@ type Stats struct {
 	Gram   []float64 // X_iᵀX_i/n_i, d×d row-major (both triangles); nil when N < Dim
 	XtY    []float64 // X_iᵀy_i/n_i
 	X, Y   []float64 // raw design (n_i×d row-major) and responses
+
+	kernel *kernelCache // X_i X_iᵀ for the minibatch proximal step, built on first use
+}
+
+// kernelCache holds a client's n×n kernel matrix X Xᵀ, built once on first
+// use (by the minibatch FedProx racer) and shared by every later epoch,
+// racer and re-run: each batch's B×B system is then a gather instead of
+// B²/2 inner products of length d.
+type kernelCache struct {
+	once sync.Once
+	k    []float64 // n×n row-major, both triangles; nil when over maxKernel
+}
+
+// maxKernel bounds the kernel cache of one client (n² numbers, 32 MB).
+const maxKernel = 2000 * 2000
+
+// Kernel returns X Xᵀ (n×n, row-major), or nil when the client is too large
+// to keep it.
+func (s *Stats) Kernel() []float64 {
+	if s.kernel == nil || s.N*s.N > maxKernel {
+		return nil
+	}
+	s.kernel.once.Do(func() {
+		k := make([]float64, s.N*s.N)
+		blas64.Syrk(blas.NoTrans, 1, s.design(), 0, blas64.Symmetric{Uplo: blas.Upper, N: s.N, Stride: s.N, Data: k})
+		mirrorUpper(k, s.N)
+		s.kernel.k = k
+	})
+	return s.kernel.k
 }
 
 // NewStats computes the statistics of one client's data.
 func NewStats(x, y []float64, n, d int) Stats {
-	s := Stats{N: n, Dim: d, X: x, Y: y, XtY: make([]float64, d)}
+	s := Stats{N: n, Dim: d, X: x, Y: y, XtY: make([]float64, d), kernel: &kernelCache{}}
 	if n == 0 {
 		return s
 	}
