@@ -353,55 +353,27 @@ func parseRacersFor(f Family, v string) ([]RacerSpec, error) {
 	if f == FamilyLinear || f == FamilyFedGain || f == FamilyPolynomial {
 		return ParseRacers(v) // the sweeps of paper 000 race FedAvg and FedProx too
 	}
-	var out []RacerSpec
-	for _, item := range strings.Split(v, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
+	allowed := map[Family][]string{FamilyNewton: {KindKRR, KindDKRR, KindFedNewton, KindFedAvg, KindFedProx}, FamilyLowRank: {KindFedLRGD, KindFedAvg}}[f]
+	return parseRacerList(v, func(kind string) error {
+		if !slices.Contains(allowed, kind) {
+			return fmt.Errorf("unknown algorithm %q for %s presets; allowed: %s", kind, f, racerSyntaxFor(f))
 		}
-		fields := strings.Split(item, ":")
-		r := RacerSpec{Kind: strings.ToLower(fields[0]), Batch: -1}
-		allowed := map[Family][]string{FamilyNewton: {KindKRR, KindDKRR, KindFedNewton, KindFedAvg, KindFedProx}, FamilyLowRank: {KindFedLRGD, KindFedAvg}}[f]
-		if !slices.Contains(allowed, r.Kind) {
-			return nil, fmt.Errorf("unknown algorithm %q for %s presets; allowed: %s", fields[0], f, racerSyntaxFor(f))
+		return nil
+	}, func(r *RacerSpec, k, val string) (err error) {
+		switch {
+		case k == "s" && r.Kind == KindFedAvg:
+			r.LocalSteps, err = intOption(val, 1, maxSteps)
+		case k == "eta" && r.Kind == KindFedAvg && f == FamilyNewton:
+			r.Eta, err = positiveOption(val)
+		case k == "mu" && r.Kind == KindFedProx:
+			r.Mu, err = positiveOption(val)
+		case k == "r" && r.Kind == KindFedLRGD:
+			r.Rank, err = intOption(val, 1, 200)
+		default:
+			err = fmt.Errorf("unknown option")
 		}
-		for _, opt := range fields[1:] {
-			k, val, _ := strings.Cut(opt, "=")
-			var err error
-			switch {
-			case k == "s" && r.Kind == KindFedAvg:
-				r.LocalSteps, err = strconv.Atoi(val)
-				if err == nil && (r.LocalSteps < 1 || r.LocalSteps > maxSteps) {
-					err = fmt.Errorf("out of range 1..%d", maxSteps)
-				}
-			case k == "eta" && r.Kind == KindFedAvg && f == FamilyNewton:
-				r.Eta, err = strconv.ParseFloat(val, 64)
-				if err == nil && !(r.Eta > 0 && r.Eta <= maxFloat) {
-					err = fmt.Errorf("out of range (0, %g]", maxFloat)
-				}
-			case k == "mu" && r.Kind == KindFedProx:
-				r.Mu, err = strconv.ParseFloat(val, 64)
-				if err == nil && !(r.Mu > 0 && r.Mu <= maxFloat) {
-					err = fmt.Errorf("out of range (0, %g]", maxFloat)
-				}
-			case k == "r" && r.Kind == KindFedLRGD:
-				r.Rank, err = strconv.Atoi(val)
-				if err == nil && (r.Rank < 1 || r.Rank > 200) {
-					err = fmt.Errorf("out of range 1..200")
-				}
-			default:
-				err = fmt.Errorf("unknown option")
-			}
-			if err != nil {
-				return nil, fmt.Errorf("racer %q, option %q: %v", item, opt, unwrapNum(err))
-			}
-		}
-		out = append(out, r)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no racer given")
-	}
-	return out, nil
+		return err
+	})
 }
 
 func racerSyntaxFor(f Family) string {

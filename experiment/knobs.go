@@ -217,6 +217,29 @@ func floatKnob(name, help string, field func(*Scenario) *float64, zeroOK bool) K
 
 // ParseRacers reads a racer list such as "fedavg:s=1,fedavg:s=5,fedprox".
 func ParseRacers(v string) ([]RacerSpec, error) {
+	return parseRacerList(v, func(kind string) error {
+		if kind != KindFedAvg && kind != KindFedProx {
+			return fmt.Errorf("unknown algorithm %q", kind)
+		}
+		return nil
+	}, func(r *RacerSpec, k, val string) (err error) {
+		switch {
+		case k == "s" && r.Kind == KindFedAvg:
+			r.LocalSteps, err = intOption(val, 1, maxSteps)
+		case k == "b":
+			r.Batch, err = intOption(val, 0, maxSamples)
+		case k == "eta":
+			r.Eta, err = positiveOption(val)
+		default:
+			err = fmt.Errorf("unknown option")
+		}
+		return err
+	})
+}
+
+// parseRacerList reads a comma-separated list of racers "kind[:key=value]…":
+// kind checks the algorithm's name, option sets one option of a racer.
+func parseRacerList(v string, kind func(string) error, option func(r *RacerSpec, key, value string) error) ([]RacerSpec, error) {
 	var out []RacerSpec
 	for _, item := range strings.Split(v, ",") {
 		item = strings.TrimSpace(item)
@@ -225,32 +248,12 @@ func ParseRacers(v string) ([]RacerSpec, error) {
 		}
 		fields := strings.Split(item, ":")
 		r := RacerSpec{Kind: strings.ToLower(fields[0]), Batch: -1}
-		if r.Kind != KindFedAvg && r.Kind != KindFedProx {
-			return nil, fmt.Errorf("unknown algorithm %q", fields[0])
+		if err := kind(r.Kind); err != nil {
+			return nil, err
 		}
 		for _, opt := range fields[1:] {
 			k, val, _ := strings.Cut(opt, "=")
-			var err error
-			switch {
-			case k == "s" && r.Kind == KindFedAvg:
-				r.LocalSteps, err = strconv.Atoi(val)
-				if err == nil && (r.LocalSteps < 1 || r.LocalSteps > maxSteps) {
-					err = fmt.Errorf("out of range 1..%d", maxSteps)
-				}
-			case k == "b":
-				r.Batch, err = strconv.Atoi(val)
-				if err == nil && (r.Batch < 0 || r.Batch > maxSamples) {
-					err = fmt.Errorf("out of range 0..%d", maxSamples)
-				}
-			case k == "eta":
-				r.Eta, err = strconv.ParseFloat(val, 64)
-				if err == nil && !(r.Eta > 0 && r.Eta <= maxFloat) {
-					err = fmt.Errorf("out of range (0, %g]", maxFloat)
-				}
-			default:
-				err = fmt.Errorf("unknown option")
-			}
-			if err != nil {
+			if err := option(&r, k, val); err != nil {
 				return nil, fmt.Errorf("racer %q, option %q: %v", item, opt, unwrapNum(err))
 			}
 		}
@@ -260,6 +263,24 @@ func ParseRacers(v string) ([]RacerSpec, error) {
 		return nil, fmt.Errorf("no racer given")
 	}
 	return out, nil
+}
+
+// intOption reads a whole number in lo..hi.
+func intOption(val string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(val)
+	if err == nil && (n < lo || n > hi) {
+		err = fmt.Errorf("out of range %d..%d", lo, hi)
+	}
+	return n, err
+}
+
+// positiveOption reads a number in (0, maxFloat].
+func positiveOption(val string) (float64, error) {
+	x, err := strconv.ParseFloat(val, 64)
+	if err == nil && !(x > 0 && x <= maxFloat) {
+		err = fmt.Errorf("out of range (0, %g]", maxFloat)
+	}
+	return x, err
 }
 
 // unwrapNum shortens strconv's verbose errors to what a person needs.
