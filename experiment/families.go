@@ -356,7 +356,7 @@ func parseRacersFor(f Family, v string) ([]RacerSpec, error) {
 	allowed := map[Family][]string{FamilyNewton: {KindKRR, KindDKRR, KindFedNewton, KindFedAvg, KindFedProx}, FamilyLowRank: {KindFedLRGD, KindFedAvg}}[f]
 	return parseRacerList(v, func(kind string) error {
 		if !slices.Contains(allowed, kind) {
-			return fmt.Errorf("unknown algorithm %q for %s presets; allowed: %s", kind, f, racerSyntaxFor(f))
+			return fmt.Errorf("unknown algorithm %q for %s presets", kind, f)
 		}
 		return nil
 	}, func(r *RacerSpec, k, val string) (err error) {

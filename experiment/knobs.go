@@ -145,7 +145,11 @@ func (sc *Scenario) setKnob(key, value string) error {
 		return unknownKnob(sc, key, value)
 	}
 	if err := table[i].set(sc, strings.TrimSpace(value)); err != nil {
-		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, table[i].Help)}
+		help := table[i].Help
+		if key == "algorithms" {
+			help = "comma-separated racers: " + racerSyntaxFor(sc.Family)
+		}
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, help)}
 	}
 	return nil
 }
