@@ -62,6 +62,14 @@ type exportedMsg struct {
 	err  error
 }
 
+// notice is the sentence an export leaves in the status area.
+func (msg exportedMsg) notice() string {
+	if msg.err != nil {
+		return "export failed: " + msg.err.Error()
+	}
+	return fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+}
+
 // Model is the root Bubble Tea model: the run view with its overlays.
 type Model struct {
 	ctx    context.Context
@@ -191,8 +199,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.table.Add(p)
 		}
 		m.state = stateRunning
-		m.elapsed = m.now().Sub(m.started)
-		cmd := m.scheduleFrame()
+		cmd := m.received(m.now())
 		if msg.tail != nil {
 			_, tailCmd := m.Update(msg.tail)
 			return m, tea.Batch(cmd, tailCmd)
@@ -202,25 +209,19 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.runID != m.runID {
 			return m, nil
 		}
-		m.waiting = false
-		m.elapsed = m.now().Sub(m.started)
+		m.ended(m.now())
 		m.finish(msg.res, msg.err)
 		m.render()
 		return m, nil
 	case frameMsg:
-		m.frameScheduled = false
-		if m.dirty {
+		if m.frameDue() {
 			m.render()
 		}
 		return m, nil
 	case clusterInfoMsg:
 		return m, m.onClusterInfo(msg)
 	case exportedMsg:
-		if msg.err != nil {
-			m.notice = "export failed: " + msg.err.Error()
-		} else {
-			m.notice = fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
-		}
+		m.notice = msg.notice()
 		m.render()
 		return m, nil
 	}

@@ -203,3 +203,21 @@ func (s *stream) scheduleFrame() tea.Cmd {
 	s.frameScheduled = true
 	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
 }
+
+// received notes that messages arrived at now and schedules a redraw.
+func (s *stream) received(now time.Time) tea.Cmd {
+	s.elapsed = now.Sub(s.started)
+	return s.scheduleFrame()
+}
+
+// ended notes that the computation finished at now; nothing is read any more.
+func (s *stream) ended(now time.Time) {
+	s.waiting = false
+	s.elapsed = now.Sub(s.started)
+}
+
+// frameDue consumes a frame tick and reports whether the view must redraw.
+func (s *stream) frameDue() bool {
+	s.frameScheduled = false
+	return s.dirty
+}

@@ -184,8 +184,7 @@ func (m *Model) updateSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, r := range msg.results {
 			v.table.Add(r)
 		}
-		v.elapsed = m.now().Sub(v.started)
-		cmd := v.scheduleFrame()
+		cmd := v.received(m.now())
 		if msg.tail != nil {
 			_, tail := m.updateSweep(msg.tail)
 			return m, tea.Batch(cmd, tail)
@@ -195,23 +194,18 @@ func (m *Model) updateSweep(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.runID != v.runID {
 			return m, nil
 		}
-		v.waiting = false
-		v.elapsed = m.now().Sub(v.started)
+		v.ended(m.now())
 		v.state = stateDone
 		if msg.err != nil {
 			v.state, v.fatal = stateFailed, msg.err.Error()
 		}
 		m.renderSweep()
 	case frameMsg:
-		v.frameScheduled = false
-		if v.dirty {
+		if v.frameDue() {
 			m.renderSweep()
 		}
 	case exportedMsg:
-		v.notice = fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
-		if msg.err != nil {
-			v.notice = "export failed: " + msg.err.Error()
-		}
+		v.notice = msg.notice()
 		m.renderSweep()
 	}
 	return m, nil
