@@ -575,12 +575,18 @@ func (m *Model) messageLines(w int) []string {
 	if len(msgs) == 0 {
 		return []string{m.help.ShortHelpView(m.helpKeys().ShortHelp())}
 	}
+	return wrapLines(msgs, w, 4)
+}
+
+// wrapLines wraps messages to the width and keeps at most max lines, the
+// last one ending in "…" when some were cut.
+func wrapLines(msgs []string, w, max int) []string {
 	var lines []string
 	for _, s := range msgs {
 		lines = append(lines, strings.Split(ansi.Wrap(s, w, " "), "\n")...)
 	}
-	if len(lines) > 4 {
-		lines = append(lines[:3], ansi.Truncate(lines[3], w-1, "")+"…")
+	if len(lines) > max {
+		lines = append(lines[:max-1], ansi.Truncate(lines[max-1], w-1, "")+"…")
 	}
 	return lines
 }

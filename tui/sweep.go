@@ -600,14 +600,7 @@ func (m *Model) sweepMessages(w int) []string {
 	if len(msgs) == 0 {
 		return []string{m.help.ShortHelpView(defaultSweepKeys(m.keys, v.sc).ShortHelp())}
 	}
-	var lines []string
-	for _, s := range msgs {
-		lines = append(lines, strings.Split(ansi.Wrap(s, w, " "), "\n")...)
-	}
-	if len(lines) > 3 {
-		lines = append(lines[:2], ansi.Truncate(lines[2], w-1, "")+"…")
-	}
-	return lines
+	return wrapLines(msgs, w, 3)
 }
 
 // axisName is how the status line names an axis metric.
