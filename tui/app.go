@@ -578,15 +578,15 @@ func (m *Model) messageLines(w int) []string {
 	return wrapLines(msgs, w, 4)
 }
 
-// wrapLines wraps messages to the width and keeps at most max lines, the
+// wrapLines wraps messages to the width and keeps at most limit lines, the
 // last one ending in "…" when some were cut.
-func wrapLines(msgs []string, w, max int) []string {
+func wrapLines(msgs []string, w, limit int) []string {
 	var lines []string
 	for _, s := range msgs {
 		lines = append(lines, strings.Split(ansi.Wrap(s, w, " "), "\n")...)
 	}
-	if len(lines) > max {
-		lines = append(lines[:max-1], ansi.Truncate(lines[max-1], w-1, "")+"…")
+	if len(lines) > limit {
+		lines = append(lines[:limit-1], ansi.Truncate(lines[limit-1], w-1, "")+"…")
 	}
 	return lines
 }
