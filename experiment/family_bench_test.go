@@ -19,9 +19,7 @@ func BenchmarkNewtonRounds(b *testing.B) {
 	p, _ := LookupPreset("newton-rounds")
 	sc := p.Scenario()
 	for i := 0; i < b.N; i++ {
-		preparedCache.Lock()
-		preparedCache.m, preparedCache.order = map[familyKey]*Prepared{}, nil
-		preparedCache.Unlock()
+		preparedCache.clear()
 		if _, err := Run(context.Background(), sc, func(Point) {}); err != nil {
 			b.Fatal(err)
 		}

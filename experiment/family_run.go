@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -48,11 +47,9 @@ type Prepared struct {
 	Note      string // how defaults were resolved, e.g. the tuned bandwidth
 }
 
-var preparedCache = struct {
-	sync.Mutex
-	m     map[familyKey]*Prepared
-	order []familyKey
-}{m: map[familyKey]*Prepared{}}
+// preparedCache caches the prepared data of the newton and lowrank
+// families (see cache).
+var preparedCache = newCache[familyKey, *Prepared](4)
 
 func fileStamp(paths ...string) string {
 	s := ""
@@ -76,36 +73,15 @@ func PrepareFamily(sc Scenario) (*Prepared, error) {
 	if sc.Family == FamilyLowRank {
 		key.server = sc.maxRank()
 	}
-	preparedCache.Lock()
-	p, ok := preparedCache.m[key]
-	preparedCache.Unlock()
-	if ok {
-		return p, nil
-	}
-	var err error
-	switch sc.Family {
-	case FamilyNewton:
-		p, err = prepareNewton(sc)
-	case FamilyLowRank:
-		p, err = prepareLowRank(sc)
-	default:
+	return preparedCache.get(key, func() (*Prepared, error) {
+		switch sc.Family {
+		case FamilyNewton:
+			return prepareNewton(sc)
+		case FamilyLowRank:
+			return prepareLowRank(sc)
+		}
 		return nil, fmt.Errorf("experiment: family %q has no prepared data", sc.Family)
-	}
-	if err != nil {
-		return nil, err
-	}
-	preparedCache.Lock()
-	defer preparedCache.Unlock()
-	if q, ok := preparedCache.m[key]; ok {
-		return q, nil
-	}
-	if len(preparedCache.order) >= problemCacheSize {
-		delete(preparedCache.m, preparedCache.order[0])
-		preparedCache.order = preparedCache.order[1:]
-	}
-	preparedCache.m[key] = p
-	preparedCache.order = append(preparedCache.order, key)
-	return p, nil
+	})
 }
 
 func prepareLowRank(sc Scenario) (*Prepared, error) {

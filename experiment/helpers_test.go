@@ -6,8 +6,6 @@ import (
 	"encoding/csv"
 	"strings"
 	"testing"
-
-	"github.com/fedscope/fedscope/model"
 )
 
 // small shrinks the paradox preset so that a run takes milliseconds, even
@@ -64,8 +62,5 @@ func labelsOf(rows [][]string) []string {
 // resetProblems empties the cache of prepared data so that the next run
 // generates the federation and its statistics afresh.
 func resetProblems() {
-	problems.Lock()
-	defer problems.Unlock()
-	problems.m = map[problemKey]*model.Problem{}
-	problems.order = nil
+	problems.clear()
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -167,49 +166,22 @@ var mixtureColumns = []Column{
 	{"client_error", func(_ *Table, r *algorithms.Round) float64 { return r.ClientError }},
 }
 
-// mixtures caches prepared mixture data: a re-run or a change of η, s or the
-// local update reuses them. Each entry is built once even when the TUI's
-// runner and its info request ask at the same time.
-var mixtures = struct {
-	sync.Mutex
-	m     map[string]*mixtureEntry
-	order []string
-}{m: map[string]*mixtureEntry{}}
-
-type mixtureEntry struct {
-	once sync.Once
-	p    *model.Mixture
-	err  error
-}
-
-const mixtureCacheSize = 3
+// mixtures caches prepared mixture data (see cache): a re-run or a change of
+// η, s or the local update reuses them, and the TUI's runner and its info
+// request asking at the same time build them once.
+var mixtures = newCache[string, *model.Mixture](3)
 
 // PrepareMixture generates the federation of a mixture scenario and its
 // statistics, or returns them from the cache.
 func PrepareMixture(sc Scenario) (*model.Mixture, error) {
 	data := sc.Mixture.data()
-	key := fmt.Sprintf("%#v|%d", data, sc.Seed)
-	mixtures.Lock()
-	e, ok := mixtures.m[key]
-	if !ok {
-		e = &mixtureEntry{}
-		if len(mixtures.order) >= mixtureCacheSize {
-			delete(mixtures.m, mixtures.order[0])
-			mixtures.order = mixtures.order[1:]
-		}
-		mixtures.m[key] = e
-		mixtures.order = append(mixtures.order, key)
-	}
-	mixtures.Unlock()
-	e.once.Do(func() {
+	return mixtures.get(fmt.Sprintf("%#v|%d", data, sc.Seed), func() (*model.Mixture, error) {
 		fed, err := data.Generate(sc.Seed)
 		if err != nil {
-			e.err = &InputError{Msg: err.Error()}
-			return
+			return nil, &InputError{Msg: err.Error()}
 		}
-		e.p = model.NewMixture(fed)
+		return model.NewMixture(fed), nil
 	})
-	return e.p, e.err
 }
 
 // runMixture races the two-phase algorithm and the random-init baseline on

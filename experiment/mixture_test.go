@@ -227,10 +227,7 @@ func TestMixtureCancel(t *testing.T) {
 }
 
 func resetMixtures() {
-	mixtures.Lock()
-	defer mixtures.Unlock()
-	mixtures.m = map[string]*mixtureEntry{}
-	mixtures.order = nil
+	mixtures.clear()
 }
 
 // BenchmarkMixturePreset measures the §8 preset end to end, as `fedscope run

@@ -71,43 +71,19 @@ type problemKey struct {
 	seed uint64
 }
 
-// problems caches prepared data so that a re-run, or a change of η, s, B or
-// racers, reuses the statistics instead of recomputing them.
-var problems = struct {
-	sync.Mutex
-	m     map[problemKey]*model.Problem
-	order []problemKey
-}{m: map[problemKey]*model.Problem{}}
-
-const problemCacheSize = 4
+// problems caches prepared linear data (see cache).
+var problems = newCache[problemKey, *model.Problem](4)
 
 // Prepare generates the scenario's federation and its statistics, or returns
 // them from the cache.
 func Prepare(sc Scenario) (*model.Problem, error) {
-	key := problemKey{sc.Data, sc.Seed}
-	problems.Lock()
-	p, ok := problems.m[key]
-	problems.Unlock()
-	if ok {
-		return p, nil
-	}
-	fed, err := sc.Data.Generate(sc.Seed)
-	if err != nil {
-		return nil, &InputError{Msg: err.Error()}
-	}
-	p = model.NewProblem(fed)
-	problems.Lock()
-	defer problems.Unlock()
-	if q, ok := problems.m[key]; ok { // another goroutine won the race
-		return q, nil
-	}
-	if len(problems.order) >= problemCacheSize {
-		delete(problems.m, problems.order[0])
-		problems.order = problems.order[1:]
-	}
-	problems.m[key] = p
-	problems.order = append(problems.order, key)
-	return p, nil
+	return problems.get(problemKey{sc.Data, sc.Seed}, func() (*model.Problem, error) {
+		fed, err := sc.Data.Generate(sc.Seed)
+		if err != nil {
+			return nil, &InputError{Msg: err.Error()}
+		}
+		return model.NewProblem(fed), nil
+	})
 }
 
 // Run races the scenario's algorithms concurrently on the same data, calling
