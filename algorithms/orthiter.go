@@ -160,17 +160,7 @@ func PowerIteration(a []float64, k, iters int, v, scratch []float64) float64 {
 func Orthonormalize(q []float64, d, k int) {
 	for c := 0; c < k; c++ {
 		norm0 := colNorm(q, d, k, c)
-		for pass := 0; pass < 2; pass++ {
-			for p := 0; p < c; p++ {
-				var dot float64
-				for r := 0; r < d; r++ {
-					dot += q[r*k+p] * q[r*k+c]
-				}
-				for r := 0; r < d; r++ {
-					q[r*k+c] -= dot * q[r*k+p]
-				}
-			}
-		}
+		projectOut(q, d, k, c)
 		norm := colNorm(q, d, k, c)
 		if norm <= 1e-14*math.Max(norm0, 1e-300) || norm == 0 || math.IsNaN(norm) {
 			fillOrthogonal(q, d, k, c)
@@ -178,6 +168,22 @@ func Orthonormalize(q []float64, d, k int) {
 		}
 		for r := 0; r < d; r++ {
 			q[r*k+c] /= norm
+		}
+	}
+}
+
+// projectOut removes from column c its components along columns 0..c−1
+// (assumed orthonormal), by modified Gram–Schmidt applied twice.
+func projectOut(q []float64, d, k, c int) {
+	for pass := 0; pass < 2; pass++ {
+		for p := 0; p < c; p++ {
+			var dot float64
+			for r := 0; r < d; r++ {
+				dot += q[r*k+p] * q[r*k+c]
+			}
+			for r := 0; r < d; r++ {
+				q[r*k+c] -= dot * q[r*k+p]
+			}
 		}
 	}
 }
@@ -190,17 +196,7 @@ func fillOrthogonal(q []float64, d, k, c int) {
 			q[r*k+c] = 0
 		}
 		q[e*k+c] = 1
-		for pass := 0; pass < 2; pass++ {
-			for p := 0; p < c; p++ {
-				var dot float64
-				for r := 0; r < d; r++ {
-					dot += q[r*k+p] * q[r*k+c]
-				}
-				for r := 0; r < d; r++ {
-					q[r*k+c] -= dot * q[r*k+p]
-				}
-			}
-		}
+		projectOut(q, d, k, c)
 		if norm := colNorm(q, d, k, c); norm > 0.5 {
 			for r := 0; r < d; r++ {
 				q[r*k+c] /= norm
