@@ -12,8 +12,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/fedscope/fedscope/experiment"
-	"github.com/fedscope/fedscope/tui"
+	"github.com/fedscope/fedscope/internal/cli"
 )
 
 // Set by the release build through -ldflags "-X main.version=…".
@@ -22,20 +21,7 @@ var version, commit, date string
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
-}
-
-func run(ctx context.Context, args []string) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "--version", "-version", "version":
-			fmt.Println("fedscope", versionString())
-			return experiment.ExitOK
-		case "presets", "run", "sweep":
-			return experiment.Command(ctx, args, os.Stdout, os.Stderr)
-		}
-	}
-	return tui.Main(ctx, args, os.Stdout, os.Stderr)
+	os.Exit(cli.Main(ctx, os.Args[1:], versionString(), os.Stdout, os.Stderr))
 }
 
 func versionString() string {

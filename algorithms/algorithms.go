@@ -14,45 +14,25 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// Round is what an algorithm reports after one communication round. It is
-// passed by value with fresh slices, so a receiver may keep it.
-type Round struct {
+// LinearRound is what FedAvg and FedProx report after one communication
+// round on the linear model of paper 000. It is passed by value with fresh
+// slices, so a receiver may keep it. Each family of algorithms has its own
+// round type (RidgeRound, EpochRound, ClusterRound) holding only what it
+// measures, so that no field means different things in different families.
+type LinearRound struct {
 	Index    int       // t = 1, 2, …
 	Theta    []float64 // global model θ_t
 	GradNorm float64   // ‖∇l(θ_t)‖, l = (1/N) Σ‖y_i − X_i θ‖² (PAPERS.md §1.2)
 	EstError float64   // ‖θ_t − θ*‖
-	// ClientError is Σ w_i ‖θ_t − θ_i*‖ under model heterogeneity, NaN otherwise.
-	// For clustered algorithms it is Σ w_i ‖θ_{z_i,t} − θ*_{z*_i}‖, the error of
-	// the model each client uses (PAPERS.md §5.4).
+	// ClientError is Σ w_i ‖θ_t − θ_i*‖ under model heterogeneity, NaN when
+	// every client shares one truth (it then equals EstError).
 	ClientError float64
-
-	// Ridge and low-rank families (papers 003, 001); NaN where they do not apply.
-	TestMSE  float64 // test mean squared error (PAPERS.md §4.7)
-	TestAcc  float64 // test accuracy of the argmax prediction (classification)
-	Subopt   float64 // F(θ_t) − F_* (PAPERS.md §2.1)
-	Oracle   float64 // cumulative federated oracle complexity Γ (Definition 1, §2.3)
-	CommUp   float64 // cumulative numbers sent by clients to the server
-	CommDown float64 // cumulative numbers sent by the server to clients
-	// Fields of clustered algorithms (PAPERS.md §5, paper 004); zero or NaN
-	// for the others. Theta then holds the k cluster models, k×d row-major.
-
-	// Phase is 1 (FedMD) or 2 (FedX + clustering); 0 for unphased algorithms.
-	Phase int
-	// ClusterDist is d(θ_t, θ*) = min_π max_j ‖θ_{π(j),t} − θ*_j‖.
-	ClusterDist float64
-	// Misclustered is the fraction of clients whose label, after the best
-	// permutation, differs from the truth; NaN in Phase 1.
-	Misclustered float64
-	// Assign is the cluster each client picked this round, relabelled by the
-	// best permutation so that it compares with the true labels; nil in
-	// Phase 1.
-	Assign []int
 }
 
 // Algorithm is one racer: a federated method with its parameters.
 type Algorithm interface {
 	// Run iterates `rounds` communication rounds from θ_0 = 0 (PAPERS.md §8).
-	Run(ctx context.Context, p *model.Problem, rounds int, emit func(Round)) error
+	Run(ctx context.Context, p *model.Problem, rounds int, emit func(LinearRound)) error
 }
 
 // DivergedError reports that the iterates became non-finite or exploded.
@@ -90,7 +70,7 @@ const explosion = 1e6
 // loop is the round loop every algorithm shares: it calls round(t, theta) to
 // advance θ in place, then measures and emits, stopping on cancellation or
 // divergence. diverged explains a divergence at round t.
-func loop(ctx context.Context, p *model.Problem, rounds int, emit func(Round),
+func loop(ctx context.Context, p *model.Problem, rounds int, emit func(LinearRound),
 	round func(t int, theta []float64) error, diverged func(t int) error) error {
 	theta := make([]float64, p.Dim)
 	scratch := make([]float64, p.GradNormScratch())
@@ -102,7 +82,7 @@ func loop(ctx context.Context, p *model.Problem, rounds int, emit func(Round),
 		if err := round(t, theta); err != nil {
 			return err
 		}
-		r := Round{Index: t, Theta: append([]float64(nil), theta...),
+		r := LinearRound{Index: t, Theta: append([]float64(nil), theta...),
 			GradNorm: p.GradNorm(theta, scratch), EstError: p.EstError(theta), ClientError: p.ClientError(theta)}
 		if !finite(theta) || !(r.EstError < bound) {
 			return diverged(t)

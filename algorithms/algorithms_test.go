@@ -285,8 +285,8 @@ func TestCancel(t *testing.T) {
 			if k == 0 {
 				cancel()
 			}
-			var got []algorithms.Round
-			err := alg.Run(ctx, p, 10, func(r algorithms.Round) {
+			var got []algorithms.LinearRound
+			err := alg.Run(ctx, p, 10, func(r algorithms.LinearRound) {
 				got = append(got, r)
 				if len(got) == k {
 					cancel()
@@ -416,7 +416,7 @@ func TestConcurrentRacers(t *testing.T) {
 		algorithms.FedAvg{Eta: 100, LocalSteps: 3}, // diverges
 	}
 	shared := newProblem(t, cfg, 12)
-	got := make([][]algorithms.Round, len(racers))
+	got := make([][]algorithms.LinearRound, len(racers))
 	errs := make([]error, len(racers))
 	var wg sync.WaitGroup
 	for i, alg := range racers {

@@ -39,7 +39,7 @@ func BenchmarkParadox(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				errs[k] = alg.Run(context.Background(), p, rounds, func(algorithms.Round) {})
+				errs[k] = alg.Run(context.Background(), p, rounds, func(algorithms.LinearRound) {})
 			}()
 		}
 		wg.Wait()

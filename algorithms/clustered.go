@@ -11,10 +11,31 @@ import (
 )
 
 // MixtureAlgorithm is a clustered racer on a mixed-regression federation: it
-// runs `rounds` communication rounds and emits one Round per round, with the
-// k cluster models in Round.Theta (PAPERS.md §5, paper 004).
+// runs `rounds` communication rounds and emits one ClusterRound per round
+// (PAPERS.md §5, paper 004).
 type MixtureAlgorithm interface {
-	Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error
+	Run(ctx context.Context, p *model.Mixture, rounds int, emit func(ClusterRound)) error
+}
+
+// ClusterRound is what a clustered racer reports after one round.
+type ClusterRound struct {
+	Index int
+	// Phase is 1 (FedMD) or 2 (FedX + clustering).
+	Phase int
+	// Centres are the k cluster models, k×d row-major.
+	Centres []float64
+	// Distance is d(θ_t, θ*) = min_π max_j ‖θ_{π(j),t} − θ*_j‖.
+	Distance float64
+	// Misclustered is the fraction of clients whose label, after the best
+	// permutation, differs from the truth; NaN in Phase 1.
+	Misclustered float64
+	// ClientError is Σ w_i ‖θ_{z_i,t} − θ*_{z*_i}‖, the error of the model
+	// each client uses (PAPERS.md §5.4); NaN in Phase 1.
+	ClientError float64
+	// Assign is the cluster each client picked this round, relabelled by the
+	// best permutation so that it compares with the true labels; nil in
+	// Phase 1.
+	Assign []int
 }
 
 // ClusterLocal is the local refinement of Phase 2 (PAPERS.md §5.4 step 3):
@@ -55,7 +76,7 @@ type TwoPhase struct {
 }
 
 // Run implements MixtureAlgorithm.
-func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error {
+func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(ClusterRound)) error {
 	if err := a.Local.validate(); err != nil {
 		return err
 	}
@@ -72,8 +93,8 @@ func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit fu
 		st.round()
 		centres = st.centres()
 		sc := p.Score(centres, nil)
-		emit(Round{Index: t, Phase: 1, Theta: centres, ClusterDist: sc.Distance, Misclustered: math.NaN(),
-			GradNorm: math.NaN(), EstError: math.NaN(), ClientError: math.NaN()})
+		emit(ClusterRound{Index: t, Phase: 1, Centres: centres, Distance: sc.Distance, Misclustered: math.NaN(),
+			ClientError: math.NaN()})
 	}
 	if t > rounds {
 		return nil
@@ -93,7 +114,7 @@ type RandomInit struct {
 const randomInitStream = 1 << 44
 
 // Run implements MixtureAlgorithm.
-func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(Round)) error {
+func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(ClusterRound)) error {
 	if err := a.Local.validate(); err != nil {
 		return err
 	}
@@ -113,7 +134,7 @@ func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit 
 // Phase2 runs FedX + clustering (PAPERS.md §5.4) from the given centres
 // (k×d row-major) for `rounds` rounds, numbered from 1, emitting Phase 2
 // rounds. It is the whole of RandomInit and the second half of TwoPhase.
-func Phase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, rounds int, emit func(Round)) error {
+func Phase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, rounds int, emit func(ClusterRound)) error {
 	if err := local.validate(); err != nil {
 		return err
 	}
@@ -137,7 +158,7 @@ const clientBlock = 64
 // Clients run in parallel blocks writing only their own u_i and z_i; the
 // server sums in client order, so the result does not depend on scheduling.
 func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, first, last int,
-	emit func(Round)) error {
+	emit func(ClusterRound)) error {
 	d, k, m := p.Dim, p.K, len(p.Clients)
 	u := make([]float64, m*d)
 	assign := make([]int, m)
@@ -198,8 +219,8 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 			}
 			return e
 		}
-		emit(Round{Index: t, Phase: 2, Theta: next, ClusterDist: sc.Distance, Misclustered: sc.Misclustered,
-			Assign: sc.Assign, ClientError: sc.ClientError, GradNorm: math.NaN(), EstError: math.NaN()})
+		emit(ClusterRound{Index: t, Phase: 2, Centres: next, Distance: sc.Distance, Misclustered: sc.Misclustered,
+			Assign: sc.Assign, ClientError: sc.ClientError})
 	}
 	return nil
 }

@@ -23,9 +23,9 @@ func newMixture(t testing.TB, cfg datasets.Mixture, seed uint64) *model.Mixture 
 	return model.NewMixture(fed)
 }
 
-func runMixture(alg algorithms.MixtureAlgorithm, p *model.Mixture, rounds int) ([]algorithms.Round, error) {
-	var out []algorithms.Round
-	err := alg.Run(context.Background(), p, rounds, func(r algorithms.Round) { out = append(out, r) })
+func runMixture(alg algorithms.MixtureAlgorithm, p *model.Mixture, rounds int) ([]algorithms.ClusterRound, error) {
+	var out []algorithms.ClusterRound
+	err := alg.Run(context.Background(), p, rounds, func(r algorithms.ClusterRound) { out = append(out, r) })
 	return out, err
 }
 
@@ -115,7 +115,7 @@ func TestPhase2ExactRecurrence(t *testing.T) {
 				errs[j].MulVec(ms[j], errs[j])
 				for a := 0; a < d; a++ {
 					want := p.Fed.Truths[j][a] + errs[j].AtVec(a)
-					if got := r.Theta[j*d+a]; math.Abs(got-want) > 1e-10 {
+					if got := r.Centres[j*d+a]; math.Abs(got-want) > 1e-10 {
 						t.Fatalf("%s round %d cluster %d coord %d: %v, recurrence %v", local.Label(), t0+1, j, a, got, want)
 					}
 				}
@@ -131,7 +131,7 @@ func TestPhase2ExactRecurrence(t *testing.T) {
 				rho = math.Max(rho, math.Hypot(real(v), imag(v)))
 			}
 		}
-		ratio := math.Pow(rounds[39].ClusterDist/rounds[29].ClusterDist, 0.1)
+		ratio := math.Pow(rounds[39].Distance/rounds[29].Distance, 0.1)
 		if !(rho < 1) || ratio > rho+1e-9 || ratio < rho-0.05 {
 			t.Errorf("%s: per-round contraction %.4f, spectral radius %.4f", local.Label(), ratio, rho)
 		}
@@ -152,7 +152,7 @@ type phase2 struct {
 	centres []float64
 }
 
-func (a phase2) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(algorithms.Round)) error {
+func (a phase2) Run(ctx context.Context, p *model.Mixture, rounds int, emit func(algorithms.ClusterRound)) error {
 	return algorithms.Phase2(ctx, p, a.local, a.centres, rounds, emit)
 }
 
@@ -170,8 +170,8 @@ func TestPhase2FromTruthWithNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rounds {
-		if r.Misclustered > 0.01 || r.ClusterDist > 0.15 {
-			t.Fatalf("round %d: misclustered %.3f, distance %.3f", r.Index, r.Misclustered, r.ClusterDist)
+		if r.Misclustered > 0.01 || r.Distance > 0.15 {
+			t.Fatalf("round %d: misclustered %.3f, distance %.3f", r.Index, r.Misclustered, r.Distance)
 		}
 		if len(r.Assign) != len(p.Clients) {
 			t.Fatalf("round %d: %d assignments for %d clients", r.Index, len(r.Assign), len(p.Clients))
@@ -205,8 +205,8 @@ func TestTwoPhaseRounds(t *testing.T) {
 		if i >= 4 {
 			wantPhase = 2
 		}
-		if r.Index != i+1 || r.Phase != wantPhase || len(r.Theta) != p.K*p.Dim || math.IsNaN(r.ClusterDist) {
-			t.Fatalf("round %d: index %d phase %d, %d numbers, distance %v", i+1, r.Index, r.Phase, len(r.Theta), r.ClusterDist)
+		if r.Index != i+1 || r.Phase != wantPhase || len(r.Centres) != p.K*p.Dim || math.IsNaN(r.Distance) {
+			t.Fatalf("round %d: index %d phase %d, %d numbers, distance %v", i+1, r.Index, r.Phase, len(r.Centres), r.Distance)
 		}
 		if (wantPhase == 1) != (r.Assign == nil) || (wantPhase == 1) != math.IsNaN(r.Misclustered) {
 			t.Fatalf("round %d: phase %d with %d assignments, misclustered %v", i+1, r.Phase, len(r.Assign), r.Misclustered)
@@ -231,7 +231,7 @@ func TestMixtureCancel(t *testing.T) {
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		n := 0
-		err := test.alg.Run(ctx, p, 50, func(r algorithms.Round) {
+		err := test.alg.Run(ctx, p, 50, func(r algorithms.ClusterRound) {
 			n++
 			if n == test.after {
 				cancel()
@@ -249,7 +249,7 @@ func TestMixtureCancel(t *testing.T) {
 func TestMixtureDeterministic(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	cfg, two := smallTwoPhase(3)
-	var runs [2][2][]algorithms.Round
+	var runs [2][2][]algorithms.ClusterRound
 	for pi, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
 		p := newMixture(t, cfg, 3)
@@ -264,8 +264,8 @@ func TestMixtureDeterministic(t *testing.T) {
 	for ai := range runs[0] {
 		a, b := runs[0][ai], runs[1][ai]
 		for i := range a {
-			if !reflect.DeepEqual(a[i].Theta, b[i].Theta) || !reflect.DeepEqual(a[i].Assign, b[i].Assign) ||
-				math.Float64bits(a[i].ClusterDist) != math.Float64bits(b[i].ClusterDist) {
+			if !reflect.DeepEqual(a[i].Centres, b[i].Centres) || !reflect.DeepEqual(a[i].Assign, b[i].Assign) ||
+				math.Float64bits(a[i].Distance) != math.Float64bits(b[i].Distance) {
 				t.Fatalf("racer %d round %d differs between GOMAXPROCS 1 and 2", ai, i+1)
 			}
 		}

@@ -21,9 +21,9 @@ func ExampleFedAvg() {
 	}
 	p := model.NewProblem(fed)
 	for _, s := range []int{1, 5} {
-		var last algorithms.Round
+		var last algorithms.LinearRound
 		alg := algorithms.FedAvg{Eta: 0.1, LocalSteps: s}
-		if err := alg.Run(context.Background(), p, 300, func(r algorithms.Round) { last = r }); err != nil {
+		if err := alg.Run(context.Background(), p, 300, func(r algorithms.LinearRound) { last = r }); err != nil {
 			fmt.Println(err)
 			return
 		}

@@ -22,7 +22,7 @@ type FedAvg struct {
 }
 
 // Run implements Algorithm.
-func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func(Round)) error {
+func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func(LinearRound)) error {
 	if err := validate(a.Eta, a.Batch); err != nil {
 		return err
 	}

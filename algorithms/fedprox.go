@@ -20,7 +20,7 @@ type FedProx struct {
 }
 
 // Run implements Algorithm.
-func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit func(Round)) error {
+func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit func(LinearRound)) error {
 	if err := validate(a.Eta, a.Batch); err != nil {
 		return err
 	}

@@ -25,9 +25,9 @@ func newProblem(t testing.TB, c datasets.Linear, seed uint64) *model.Problem {
 }
 
 // run collects the rounds an algorithm emits.
-func run(alg algorithms.Algorithm, p *model.Problem, rounds int) ([]algorithms.Round, error) {
-	var out []algorithms.Round
-	err := alg.Run(context.Background(), p, rounds, func(r algorithms.Round) { out = append(out, r) })
+func run(alg algorithms.Algorithm, p *model.Problem, rounds int) ([]algorithms.LinearRound, error) {
+	var out []algorithms.LinearRound
+	err := alg.Run(context.Background(), p, rounds, func(r algorithms.LinearRound) { out = append(out, r) })
 	return out, err
 }
 

@@ -12,10 +12,20 @@ import (
 
 // FederatedAlgorithm is a racer on the smooth federated ERM of paper 001.
 type FederatedAlgorithm interface {
-	// Run emits one Round per epoch (at most `rounds`), each with the
-	// suboptimality F(θ_t) − F_*, the cumulative federated oracle complexity
-	// (Definition 1 of PAPERS.md §2.3) and the cumulative communication.
-	Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error
+	// Run emits one EpochRound per epoch (at most `rounds`).
+	Run(ctx context.Context, p *model.Federated, rounds int, emit func(EpochRound)) error
+}
+
+// EpochRound is what a racer of paper 001 reports after one epoch.
+type EpochRound struct {
+	Index    int
+	Theta    []float64 // θ_t
+	Subopt   float64   // F(θ_t) − F_* (PAPERS.md §2.1)
+	Oracle   float64   // cumulative federated oracle complexity Γ (Definition 1, §2.3)
+	CommUp   float64   // cumulative numbers sent by clients to the server
+	CommDown float64   // cumulative numbers sent by the server to clients
+	GradNorm float64   // ‖∇F(θ_t)‖
+	OptDist  float64   // ‖θ_t − θ_opt‖, the distance to the minimiser of F
 }
 
 // FedLRGD is Algorithm 1 of paper 001 (PAPERS.md §2.4), τ = 1:
@@ -167,7 +177,7 @@ func (a FedLRGD) ApproxGrad(p *model.Federated, theta []float64) ([]float64, flo
 }
 
 // Run implements FederatedAlgorithm.
-func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error {
+func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(EpochRound)) error {
 	if a.Iters < 1 || !(a.Phi >= 0) {
 		return fmt.Errorf("%w: S=%d must be ≥ 1 and φ=%v ≥ 0", ErrBadParams, a.Iters, a.Phi)
 	}
@@ -190,9 +200,9 @@ func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit f
 		if ctx.Err() != nil {
 			return false
 		}
-		emit(Round{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
+		emit(EpochRound{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
 			Oracle: oracle, CommUp: up, CommDown: down, GradNorm: gradNorm(p, theta, g),
-			EstError: model.Distance(theta, p.Optimum), ClientError: math.NaN(), TestMSE: math.NaN(), TestAcc: math.NaN()})
+			OptDist: model.Distance(theta, p.Optimum)})
 		return t < rounds
 	}
 	// Epoch 1 (server): r² gradients for G, (R − r)r for extra server samples.
@@ -276,7 +286,7 @@ type LocalSGD struct {
 }
 
 // Run implements FederatedAlgorithm.
-func (a LocalSGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(Round)) error {
+func (a LocalSGD) Run(ctx context.Context, p *model.Federated, rounds int, emit func(EpochRound)) error {
 	if a.Steps < 1 || !(a.Phi >= 0) {
 		return fmt.Errorf("%w: b=%d must be ≥ 1 and φ=%v ≥ 0", ErrBadParams, a.Steps, a.Phi)
 	}
@@ -315,9 +325,9 @@ func (a LocalSGD) Run(ctx context.Context, p *model.Federated, rounds int, emit 
 		oracle += float64(a.Steps) + a.Phi*m
 		up += m * float64(pp)
 		down += m * float64(pp)
-		emit(Round{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
+		emit(EpochRound{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
 			Oracle: oracle, CommUp: up, CommDown: down, GradNorm: gradNorm(p, theta, g),
-			EstError: model.Distance(theta, p.Optimum), ClientError: math.NaN(), TestMSE: math.NaN(), TestAcc: math.NaN()})
+			OptDist: model.Distance(theta, p.Optimum)})
 	}
 	return nil
 }

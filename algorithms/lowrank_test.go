@@ -84,9 +84,9 @@ func logisticProblem(t testing.TB, server int) *model.Federated {
 func TestFedLRGDCosts(t *testing.T) {
 	const r, s, S, m, phi, p = 10, 50, 200, 100, 100.0, 5
 	fp := logisticProblem(t, r)
-	var rounds []algorithms.Round
+	var rounds []algorithms.EpochRound
 	err := algorithms.FedLRGD{Rank: r, Iters: S, Phi: phi, Seed: 1}.Run(context.Background(), fp, 10000,
-		func(rd algorithms.Round) { rounds = append(rounds, rd) })
+		func(rd algorithms.EpochRound) { rounds = append(rounds, rd) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,9 +106,9 @@ func TestFedLRGDCosts(t *testing.T) {
 	if first := rounds[0]; first.Subopt <= last.Subopt || last.Subopt < 0 {
 		t.Errorf("suboptimality %v → %v: want a decrease, ≥ 0", first.Subopt, last.Subopt)
 	}
-	var avg []algorithms.Round
+	var avg []algorithms.EpochRound
 	if err := (algorithms.LocalSGD{Steps: 10, Phi: phi, Seed: 1}).Run(context.Background(), fp, 5,
-		func(rd algorithms.Round) { avg = append(avg, rd) }); err != nil {
+		func(rd algorithms.EpochRound) { avg = append(avg, rd) }); err != nil {
 		t.Fatal(err)
 	}
 	for k, rd := range avg {
@@ -132,9 +132,9 @@ func TestFedLRGDRankThreshold(t *testing.T) {
 		t.Fatalf("‖∇F(θ*)‖ = %v", model.Norm(g))
 	}
 	final := func(r int) float64 {
-		var last algorithms.Round
+		var last algorithms.EpochRound
 		if err := (algorithms.FedLRGD{Rank: r, Iters: 200, Phi: 100, Seed: 1}).Run(context.Background(), fp, 10000,
-			func(rd algorithms.Round) { last = rd }); err != nil {
+			func(rd algorithms.EpochRound) { last = rd }); err != nil {
 			t.Fatal(err)
 		}
 		return last.Subopt

@@ -11,10 +11,19 @@ import (
 // RidgeAlgorithm is a racer on a ridge problem in feature space (paper 003).
 type RidgeAlgorithm interface {
 	// Run iterates `rounds` communication rounds from the DKRR average of
-	// the local closed forms (PAPERS.md §4.5, §8) and emits one Round each,
-	// with TestMSE, TestAcc, GradNorm (of the global ridge objective) and
-	// EstError = ‖W_t − W_KRR‖_F.
-	Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error
+	// the local closed forms (PAPERS.md §4.5, §8) and emits one RidgeRound
+	// each.
+	Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error
+}
+
+// RidgeRound is what a ridge racer reports after one round (paper 003).
+type RidgeRound struct {
+	Index    int
+	W        []float64 // the global model W_t, M×C row-major
+	TestMSE  float64   // test mean squared error (PAPERS.md §4.7); NaN without a test set
+	TestAcc  float64   // test accuracy of the argmax prediction; NaN for regression
+	GradNorm float64   // ‖H W_t − b‖_F, the gradient of the global ridge objective
+	KRRDist  float64   // ‖W_t − W_KRR‖_F, the distance to centralised KRR
 }
 
 // growthLimit is how many times the distance to the KRR solution may grow
@@ -25,7 +34,7 @@ const growthLimit = 100
 
 // ridgeLoop is the round loop of the ridge racers: w starts at W_DKRR; round
 // advances it in place; the loop measures, checks divergence and emits.
-func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(Round),
+func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound),
 	round func(w []float64, ws *model.RidgeWork) error, diverged func(t int) error) error {
 	ws := p.NewWork()
 	w := append([]float64(nil), p.DKRR...)
@@ -42,8 +51,7 @@ func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)
 		if !finite(w) || !(dist <= bound) {
 			return diverged(t)
 		}
-		r := Round{Index: t, Theta: append([]float64(nil), w...), EstError: dist, ClientError: math.NaN(),
-			GradNorm: p.GradNorm(w, ws), Subopt: math.NaN(), Oracle: math.NaN(), CommUp: math.NaN(), CommDown: math.NaN()}
+		r := RidgeRound{Index: t, W: append([]float64(nil), w...), KRRDist: dist, GradNorm: p.GradNorm(w, ws)}
 		r.TestMSE, r.TestAcc = p.Evaluate(w, ws)
 		emit(r)
 	}
@@ -55,7 +63,7 @@ func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)
 type KRR struct{}
 
 // Run implements RidgeAlgorithm.
-func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
 	return ridgeLoop(ctx, p, rounds, emit, func(w []float64, _ *model.RidgeWork) error {
 		copy(w, p.KRR)
 		return nil
@@ -67,7 +75,7 @@ func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)
 type DKRR struct{}
 
 // Run implements RidgeAlgorithm.
-func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
 	return ridgeLoop(ctx, p, rounds, emit, func([]float64, *model.RidgeWork) error { return nil },
 		func(t int) error { return &DivergedError{Round: t, Reason: "the DKRR solution is not finite"} })
 }
@@ -88,7 +96,7 @@ type FedNewton struct {
 }
 
 // Run implements RidgeAlgorithm.
-func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
 	c := p.C
 	g := make([]float64, p.M*c)
 	step := make([]float64, p.M*c)
@@ -141,7 +149,7 @@ type RidgeFedAvg struct {
 }
 
 // Run implements RidgeAlgorithm.
-func (a RidgeFedAvg) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+func (a RidgeFedAvg) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
 	if err := validate(a.Eta, 0); err != nil {
 		return err
 	}
@@ -186,7 +194,7 @@ type RidgeFedProx struct {
 }
 
 // Run implements RidgeAlgorithm.
-func (a RidgeFedProx) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Round)) error {
+func (a RidgeFedProx) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
 	if !(a.Mu > 0) || math.IsInf(a.Mu, 0) {
 		return fmt.Errorf("%w: λ_prox=%v must be a finite number > 0", ErrBadParams, a.Mu)
 	}

@@ -50,10 +50,10 @@ func denseRidge(sets []*datasets.Set, lambda float64) []float64 {
 	return w.RawVector().Data
 }
 
-func runRidge(t *testing.T, alg algorithms.RidgeAlgorithm, p *model.Ridge, rounds int) ([]algorithms.Round, error) {
+func runRidge(t *testing.T, alg algorithms.RidgeAlgorithm, p *model.Ridge, rounds int) ([]algorithms.RidgeRound, error) {
 	t.Helper()
-	var out []algorithms.Round
-	err := alg.Run(context.Background(), p, rounds, func(r algorithms.Round) { out = append(out, r) })
+	var out []algorithms.RidgeRound
+	err := alg.Run(context.Background(), p, rounds, func(r algorithms.RidgeRound) { out = append(out, r) })
 	return out, err
 }
 
@@ -91,8 +91,8 @@ func TestFedNewtonOneClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := denseRidge([]*datasets.Set{set}, 0.05); !near(rs[0].Theta, want, 1e-9) {
-		t.Errorf("round 1 = %v, KRR = %v", rs[0].Theta, want)
+	if want := denseRidge([]*datasets.Set{set}, 0.05); !near(rs[0].W, want, 1e-9) {
+		t.Errorf("round 1 = %v, KRR = %v", rs[0].W, want)
 	}
 }
 
@@ -120,8 +120,8 @@ func TestFedNewtonIdenticalHessians(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !near(rs[0].Theta, want, 1e-9) {
-		t.Errorf("round 1 = %v, KRR = %v", rs[0].Theta, want)
+	if !near(rs[0].W, want, 1e-9) {
+		t.Errorf("round 1 = %v, KRR = %v", rs[0].W, want)
 	}
 }
 
@@ -144,13 +144,13 @@ func TestDKRR(t *testing.T) {
 		t.Fatalf("%d rounds, %v", len(rs), err)
 	}
 	for _, r := range rs {
-		if !near(r.Theta, want, 1e-9) {
-			t.Errorf("round %d = %v, want %v", r.Index, r.Theta, want)
+		if !near(r.W, want, 1e-9) {
+			t.Errorf("round %d = %v, want %v", r.Index, r.W, want)
 		}
 	}
 	krr, _ := runRidge(t, algorithms.KRR{}, p, 1)
-	if !near(krr[0].Theta, denseRidge(sets, 0.1), 1e-9) {
-		t.Errorf("KRR racer = %v", krr[0].Theta)
+	if !near(krr[0].W, denseRidge(sets, 0.1), 1e-9) {
+		t.Errorf("KRR racer = %v", krr[0].W)
 	}
 }
 
@@ -175,12 +175,12 @@ func TestFedNewtonConverges(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k := 1; k < len(rs); k++ {
-		if ratio := rs[k].EstError / rs[k-1].EstError; ratio > rho*1.05+1e-12 {
+		if ratio := rs[k].KRRDist / rs[k-1].KRRDist; ratio > rho*1.05+1e-12 {
 			t.Errorf("round %d: error ratio %.4g exceeds the contraction factor %.4g", k+1, ratio, rho)
 		}
 	}
-	if last := rs[len(rs)-1]; last.EstError > 1e-3*model.Distance(p.DKRR, p.KRR) {
-		t.Errorf("after 6 rounds ‖w − w_KRR‖ = %.3g, DKRR start %.3g", last.EstError, model.Distance(p.DKRR, p.KRR))
+	if last := rs[len(rs)-1]; last.KRRDist > 1e-3*model.Distance(p.DKRR, p.KRR) {
+		t.Errorf("after 6 rounds ‖w − w_KRR‖ = %.3g, DKRR start %.3g", last.KRRDist, model.Distance(p.DKRR, p.KRR))
 	}
 	krr, _ := runRidge(t, algorithms.KRR{}, p, 1)
 	if got := rs[len(rs)-1].TestMSE; math.Abs(got-krr[0].TestMSE) > 1e-6 {
@@ -247,8 +247,8 @@ func TestRidgeFedAvgIsGD(t *testing.T) {
 		g.MulVec(&h, w)
 		g.SubVec(&g, &b)
 		w.AddScaledVec(w, -0.3, &g)
-		if !near(r.Theta, w.RawVector().Data, 1e-10) {
-			t.Fatalf("round %d = %v, GD gives %v", r.Index, r.Theta, w.RawVector().Data)
+		if !near(r.W, w.RawVector().Data, 1e-10) {
+			t.Fatalf("round %d = %v, GD gives %v", r.Index, r.W, w.RawVector().Data)
 		}
 	}
 }
@@ -265,7 +265,7 @@ func TestRidgeFedProxIdenticalHessians(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rs[len(rs)-1].EstError; got > 1e-8 {
+	if got := rs[len(rs)-1].KRRDist; got > 1e-8 {
 		t.Errorf("after 200 rounds ‖W − W_KRR‖ = %v", got)
 	}
 }

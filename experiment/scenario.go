@@ -1,214 +1,169 @@
-// Package experiment describes complete, reproducible runs: scenarios (data,
-// racers, rounds, seed), the named presets, the knobs a person may set, racing
-// several algorithms side by side on the same data, and CSV / JSON-lines
-// export. It validates all user input, so the layers below may assume sane
-// parameters.
 package experiment
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-
-	"github.com/fedscope/fedscope/algorithms"
-	"github.com/fedscope/fedscope/datasets"
-	"github.com/fedscope/fedscope/model"
 )
 
-// Family is the kind of experiment a scenario runs: it decides the data, the
-// racers and the metric columns. The zero value is the linear-regression
-// family of paper 000.
-type Family string
-
-// Families.
+// Limits of the common knobs: generous enough for any experiment of the
+// papers, tight enough that a typo cannot exhaust memory or hang the machine.
 const (
-	FamilyLinear  Family = ""        // Gaussian linear regression, FedAvg/FedProx (paper 000)
-	FamilyMixture Family = "mixture" // federated mixed regression, two-phase clustered FL (paper 004)
-	// FamilyFedGain sweeps the federation gain of a data-scarce and a
-	// data-rich client on linear federations (paper 000, E000-3/4).
-	FamilyFedGain Family = "fedgain"
-	// FamilyPolynomial sweeps the integrated MSE of fitting U5 with monomial
-	// features on disjoint per-client intervals (paper 000, E000-5).
-	FamilyPolynomial Family = "polynomial"
+	MaxRounds = 100_000
+	MaxTrials = 100_000
+	MaxFloat  = 1e6 // the largest value a real-valued knob takes
 )
 
-// Scenario is everything that determines a run: same scenario, same output.
+// Scenario is everything that determines a run or a sweep: same scenario,
+// same output.
 type Scenario struct {
-	Family     Family          // the kind of experiment
-	Preset     string          // name of the preset it started from
-	Data       datasets.Linear // the federation to generate
-	Eta        float64         // step size η shared by the racers
-	LocalSteps int             // s of FedAvg racers that do not pin their own
-	Batch      int             // minibatch size B, 0 = full batch
-	Racers     []RacerSpec     // the algorithms raced side by side
-	Rounds     int             // communication rounds T
-	Seed       uint64          // master seed of every random draw
-	Newton     NewtonConfig    // FamilyNewton: data and ridge model (families.go)
-	LowRank    LowRankConfig   // FamilyLowRank: FedLRGD problem (families.go)
-	Mixture    MixtureSpec     // data and Phase-1 parameters of the mixture family
-
-	// Sweeps (see sweep.go); zero values for a plain run.
-	Sweep    SweepSpec      // the swept knob and its grid; Knob "" for a run
-	Trials   int            // trials per swept value, seeds Seed, Seed+1, …
-	FedError model.FedError // how the federated error is measured (fedgain family)
-	Squared  bool           // federation gain as the ratio of squared errors
+	Family Family
+	Preset string // name of the preset it started from
+	Rounds int    // communication rounds T (epochs for paper 001)
+	Seed   uint64 // master seed of every random draw
+	// Sweeps: the swept knob and its grid (Knob "" for a run), and the trials
+	// per grid value, with seeds Seed, Seed+1, … (PAPERS.md §8).
+	Sweep  SweepSpec
+	Trials int
+	// Config is the family's own configuration, a value of the family's
+	// config type. Families replace its slices rather than writing into
+	// them, so copies of a Scenario never share mutable state.
+	Config any
 }
 
-// Kinds of racer.
-const (
-	KindFedAvg  = "fedavg"
-	KindFedProx = "fedprox"
-)
+// Config returns the family configuration of sc as its type C.
+func Config[C any](sc Scenario) C { return sc.Config.(C) }
 
-// RacerSpec is one racer as written in `--set algorithms=…`, e.g. "fedavg:s=5".
-// Zero fields follow the scenario (η, local steps, batch size).
-type RacerSpec struct {
-	Kind       string  // KindFedAvg or KindFedProx
-	LocalSteps int     // pinned s (FedAvg); 0 follows Scenario.LocalSteps
-	Batch      int     // pinned B; -1 follows Scenario.Batch, 0 forces full batch
-	Eta        float64 // pinned η; 0 follows Scenario.Eta
-	Rank       int     // pinned FedLRGD rank r; 0 follows Scenario.LowRank.Rank
-	Mu         float64 // pinned FedProx λ_prox (newton family); 0 follows Scenario.Newton.LambdaProx
+// Update changes the family configuration of sc in place.
+func Update[C any](sc *Scenario, change func(c *C)) {
+	c := sc.Config.(C)
+	change(&c)
+	sc.Config = c
 }
 
-// String returns the spec in the syntax ParseRacers reads.
-func (r RacerSpec) String() string {
-	var b strings.Builder
-	b.WriteString(r.Kind)
-	if r.LocalSteps > 0 {
-		fmt.Fprintf(&b, ":s=%d", r.LocalSteps)
-	}
-	if r.Batch >= 0 {
-		fmt.Fprintf(&b, ":b=%d", r.Batch)
-	}
-	if r.Eta > 0 {
-		fmt.Fprintf(&b, ":eta=%s", formatFloat(r.Eta))
-	}
-	if r.Rank > 0 {
-		fmt.Fprintf(&b, ":r=%d", r.Rank)
-	}
-	if r.Mu > 0 {
-		fmt.Fprintf(&b, ":mu=%s", formatFloat(r.Mu))
-	}
-	return b.String()
-}
+// IsSweep reports whether the scenario is a sweep rather than a run.
+func (sc Scenario) IsSweep() bool { return sc.Sweep.Knob != "" }
 
-// Racer is a resolved racer: its legend label and the algorithm to run.
-type Racer struct {
-	Label     string
-	Spec      RacerSpec // with every field resolved against the scenario
-	Algorithm algorithms.Algorithm
-	Ridge     algorithms.RidgeAlgorithm     // FamilyNewton racers
-	Federated algorithms.FederatedAlgorithm // FamilyLowRank racers
-	Clustered algorithms.MixtureAlgorithm   // the racer of the mixture family (Algorithm is nil)
-}
-
-// Resolve turns the racer specs into algorithms, filling unpinned fields from
-// the scenario. Racers that resolve to the same algorithm are kept once.
-func (sc Scenario) Resolve() []Racer {
-	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
-		return sc.resolveFamily()
-	}
-	if sc.Family == FamilyMixture {
-		return sc.resolveMixture()
-	}
-	var out []Racer
-	seen := map[RacerSpec]bool{}
-	for _, spec := range sc.Racers {
-		pinnedB, pinnedEta := spec.Batch >= 0, spec.Eta > 0
-		r := spec
-		if r.Kind == KindFedAvg && r.LocalSteps == 0 {
-			r.LocalSteps = sc.LocalSteps
-		}
-		if !pinnedB {
-			r.Batch = sc.Batch
-		}
-		if !pinnedEta {
-			r.Eta = sc.Eta
-		}
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		label := "FedProx"
-		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.Eta, Batch: r.Batch, Seed: sc.Seed}
-		if r.Kind == KindFedAvg {
-			label = fmt.Sprintf("FedAvg s=%d", r.LocalSteps)
-			alg = algorithms.FedAvg{Eta: r.Eta, LocalSteps: r.LocalSteps, Batch: r.Batch, Seed: sc.Seed}
-		}
-		if pinnedB && r.Batch != sc.Batch {
-			if r.Batch == 0 {
-				label += " full"
-			} else {
-				label += fmt.Sprintf(" B=%d", r.Batch)
+// commonKnobs are the keys of every scenario.
+var commonKnobs = []Knob{
+	IntKnobOf("rounds", "communication rounds T", 1, MaxRounds, func(s *Scenario) *int { return &s.Rounds }),
+	{
+		Name: "seed", Help: "master seed of every random draw (a whole number ≥ 0)",
+		get: func(s *Scenario) string { return strconv.FormatUint(s.Seed, 10) },
+		set: func(s *Scenario, v string) error {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("must be a whole number ≥ 0")
 			}
+			s.Seed = n
+			return nil
+		},
+	},
+}
+
+// TrialsKnob is the `trials` key of the families with sweeps.
+func TrialsKnob() Knob {
+	return IntKnobOf("trials", "trials per swept value of a sweep", 1, MaxTrials, func(s *Scenario) *int { return &s.Trials })
+}
+
+// Knobs lists every key of the scenario: its family's, then rounds and seed.
+func (sc Scenario) Knobs() []Knob {
+	var out []Knob
+	for _, k := range sc.Family.Knobs(sc) {
+		if k.Name != "rounds" && k.Name != "seed" {
+			out = append(out, k)
 		}
-		if pinnedEta && r.Eta != sc.Eta {
-			label += " eta=" + formatFloat(r.Eta)
-		}
-		out = append(out, Racer{Label: label, Spec: r, Algorithm: alg})
 	}
-	return out
+	return append(out, commonKnobs...)
+}
+
+// Knob finds a key of the scenario.
+func (sc Scenario) Knob(key string) (Knob, bool) {
+	for _, k := range sc.Knobs() {
+		if k.Name == key {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
+// Set assigns one of the scenario's own keys from its textual value. The
+// error is an *InputError naming the key, the value and what is allowed.
+// Keys of other families are the Catalog's business (Catalog.Set).
+func (sc *Scenario) Set(key, value string) error {
+	if key == sc.Sweep.Knob && key != "" {
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %s is the knob this sweep varies (%s); allowed: any other key",
+			key, value, key, sc.Sweep.describe())}
+	}
+	return sc.setKnob(key, value)
+}
+
+// setKnob is Set without the swept-knob guard.
+func (sc *Scenario) setKnob(key, value string) error {
+	k, ok := sc.Knob(key)
+	if !ok {
+		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))}
+	}
+	if err := k.set(sc, strings.TrimSpace(value)); err != nil {
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, k.Help)}
+	}
+	return nil
+}
+
+// Get returns the textual value of a key, or "" for an unknown one.
+func (sc Scenario) Get(key string) string {
+	if k, ok := sc.Knob(key); ok {
+		return k.get(&sc)
+	}
+	return ""
+}
+
+// KnobNames lists the scenario's keys in help order.
+func (sc Scenario) KnobNames() []string {
+	var names []string
+	for _, k := range sc.Knobs() {
+		names = append(names, k.Name)
+	}
+	return names
 }
 
 // Validate reports the first problem of the scenario as an *InputError.
 func (sc Scenario) Validate() error {
-	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
-		return sc.validateFamily()
+	if sc.Family == nil {
+		return &InputError{Msg: "no family: the scenario was not built from a preset"}
 	}
-	if sc.Family == FamilyMixture {
-		return sc.validateMixture()
+	if sc.Rounds < 1 || sc.Rounds > MaxRounds {
+		return &InputError{Msg: fmt.Sprintf("rounds=%d: must lie in 1..%d", sc.Rounds, MaxRounds)}
 	}
-	if err := sc.Data.Validate(); err != nil {
-		return &InputError{Msg: err.Error()}
-	}
-	switch {
-	case len(sc.Racers) == 0:
-		return &InputError{Msg: "algorithms: no racer selected; allowed: " + racerSyntax}
-	case sc.Rounds < 1 || sc.Rounds > maxRounds:
-		return &InputError{Msg: fmt.Sprintf("rounds=%d: must lie in 1..%d", sc.Rounds, maxRounds)}
-	case !(sc.Eta > 0):
-		return &InputError{Msg: fmt.Sprintf("eta=%v: must be > 0", sc.Eta)}
-	case sc.LocalSteps < 1:
-		return &InputError{Msg: fmt.Sprintf("local_steps=%d: must be ≥ 1", sc.LocalSteps)}
+	if err := sc.Family.Validate(sc); err != nil {
+		return err
 	}
 	return sc.validateSweep()
 }
 
-// Summary is the one-line description of the data shown under the title.
-func (sc Scenario) Summary() string { return sc.SummaryWith(NoFacts()) }
+// Racers resolves the scenario's racers (Family.Racers).
+func (sc Scenario) Racers() []Racer { return sc.Family.Racers(sc) }
 
-// SummaryWith is Summary with what is known once the data are prepared: the
-// realised Γ beside the prescribed one (PAPERS.md §8: show it in the UI).
-func (sc Scenario) SummaryWith(f Facts) string {
-	if sc.Family == FamilyPolynomial {
-		return sc.polynomialSummary()
+// Labels lists the legend labels of the scenario's racers, or of its sweep
+// curves.
+func (sc Scenario) Labels() []string {
+	if sw, ok := sc.Family.(Sweeper); ok && sc.IsSweep() {
+		return sw.SweepLabels(sc)
 	}
-	if sc.Family == FamilyNewton || sc.Family == FamilyLowRank {
-		return sc.familySummary()
+	var out []string
+	for _, r := range sc.Racers() {
+		out = append(out, r.Label)
 	}
-	if sc.Family == FamilyMixture {
-		return sc.mixtureSummary()
+	return out
+}
+
+// Summary is the one-line description shown under the title: the family's
+// facts before the data are prepared, or the sweep summary.
+func (sc Scenario) Summary() string {
+	if sw, ok := sc.Family.(Sweeper); ok && sc.IsSweep() {
+		return sw.SweepSummary(sc)
 	}
-	d := sc.Data
-	var b strings.Builder
-	fmt.Fprintf(&b, "M=%d, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
-	if d.ScarceClients > 0 {
-		fmt.Fprintf(&b, " (%d×%d + %d×%d)", d.ScarceClients, d.ScarceSamples, d.Clients-d.ScarceClients, d.Samples)
-	}
-	fmt.Fprintf(&b, ", σ=%s, Γ=%s", formatFloat(d.Noise), formatFloat(d.Gamma))
-	if d.Gamma > 0 && !math.IsNaN(f.RealisedGamma) {
-		fmt.Fprintf(&b, " (realised %.3g)", f.RealisedGamma)
-	}
-	if d.SubspaceDim > 0 && d.SubspaceDim < d.Dim {
-		fmt.Fprintf(&b, ", r=%d", d.SubspaceDim)
-	}
-	fmt.Fprintf(&b, ", η=%s", formatFloat(sc.Eta))
-	if sc.Batch > 0 {
-		fmt.Fprintf(&b, ", B=%d", sc.Batch)
-	}
-	return b.String()
+	return sc.Family.Facts(sc, nil).Summary
 }
 
 // InputError is bad user input: a one-line message naming the key, the value
@@ -217,4 +172,8 @@ type InputError struct{ Msg string }
 
 func (e *InputError) Error() string { return e.Msg }
 
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// Errorf returns an *InputError with a formatted message.
+func Errorf(format string, args ...any) error { return &InputError{Msg: fmt.Sprintf(format, args...)} }
+
+// FormatFloat writes x in the shortest form that reads back exactly.
+func FormatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }

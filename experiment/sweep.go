@@ -3,6 +3,7 @@ package experiment
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,21 +17,6 @@ import (
 	"time"
 )
 
-// A sweep is a grid over one knob × trials × racers (DESIGN.md, "Command
-// line"; PAPERS.md §1.9 and §8 for the figures it rebuilds). Its unit of
-// work is one (grid value, trial) evaluation, which returns one number per
-// racer and metric; trial t runs with seed Seed+t (PAPERS.md §8), the same
-// seed at every grid value, so curves compare like with like.
-//
-// Extension point. A family becomes sweepable by adding an entry to
-// sweepFamilies: its metric columns, optionally its racers' labels, and an
-// evaluate function that receives the scenario of one grid point and trial —
-// the swept knob already set, Adjust applied, Seed = base seed + trial — and
-// returns out[racer][metric]. evaluate must be deterministic in that
-// scenario, safe to call concurrently, and should return ctx.Err() promptly
-// when cancelled. A preset then sets Family, Sweep (knob, grid) and Trials;
-// RunSweep, SweepTable, `fedscope sweep` and the sweep view need nothing more.
-
 // SweepSpec is the swept knob of a sweep scenario and its grid.
 type SweepSpec struct {
 	Knob  string    // the knob varied, named as in --set: gamma, subspace_dim, samples
@@ -43,16 +29,16 @@ type SweepSpec struct {
 	// (equal for every racer, e.g. the empirical Δ_Dj of paper 003) that
 	// the sweep view can label the x axis with instead of the knob.
 	Axis string
+	// Check, if set, validates the data of a point scenario cheaply (e.g.
+	// subspace_dim ≤ dim at every grid value).
+	Check func(p Scenario) error
 }
-
-// IsSweep reports whether the scenario is a sweep rather than a run.
-func (sc Scenario) IsSweep() bool { return sc.Sweep.Knob != "" }
 
 func (s SweepSpec) describe() string {
 	if len(s.Grid) == 0 {
 		return "no values"
 	}
-	return fmt.Sprintf("%d values from %s to %s", len(s.Grid), formatFloat(s.Grid[0]), formatFloat(s.Grid[len(s.Grid)-1]))
+	return fmt.Sprintf("%d values from %s to %s", len(s.Grid), FormatFloat(s.Grid[0]), FormatFloat(s.Grid[len(s.Grid)-1]))
 }
 
 // SweepMetric is one metric of a sweep: columns <Name>_mean and <Name>_std.
@@ -66,44 +52,29 @@ type SweepMetric struct {
 	TableOnly bool
 }
 
-// sweepFamily is what a family supplies to be swept (see "Extension point"
-// at the top of this file).
-type sweepFamily struct {
-	metrics  func(sc Scenario) []SweepMetric
-	labels   func(sc Scenario) []string // nil: the labels of sc.Resolve()
-	evaluate func(ctx context.Context, sc Scenario) ([][]float64, error)
-	validate func(sc Scenario) error // extra checks of a sweep scenario; may be nil
-	// stat, if set, aggregates a metric over the trials of one grid point
-	// from the rows evaluate returned (which then need not be one number per
-	// metric); nil means the mean and sample standard deviation of the
-	// per-trial values.
-	stat func(sc Scenario) func(cells [][][]float64, racer, metric int) (mean, std float64, n int)
-}
-
-// sweepFamilies lists the sweepable families.
-var sweepFamilies = map[Family]sweepFamily{
-	FamilyFedGain:    fedGainFamily,
-	FamilyPolynomial: polynomialFamily,
-}
-
-func (sc Scenario) sweepFamily() (sweepFamily, error) {
-	f, ok := sweepFamilies[sc.Family]
+// sweeper returns the scenario's family as a Sweeper, or an *InputError
+// when the scenario is not a sweep.
+func (sc Scenario) sweeper() (Sweeper, error) {
+	f, ok := sc.Family.(Sweeper)
 	if !ok || !sc.IsSweep() {
-		return sweepFamily{}, &InputError{Msg: fmt.Sprintf("preset %q is not a sweep; sweep presets: %s",
-			sc.Preset, strings.Join(SweepPresetNames(), ", "))}
+		return nil, Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, sc.sweepPresetNames())
 	}
 	return f, nil
 }
 
-func (f sweepFamily) labelsOf(sc Scenario) []string {
-	if f.labels != nil {
-		return f.labels(sc)
+// sweepPresetNames lists the sweep presets of the scenario's family, or
+// says there are none.
+func (sc Scenario) sweepPresetNames() string {
+	var names []string
+	for _, p := range sc.Family.Presets() {
+		if p.Scenario().IsSweep() {
+			names = append(names, p.Name)
+		}
 	}
-	var out []string
-	for _, r := range sc.Resolve() {
-		out = append(out, r.Label)
+	if len(names) == 0 {
+		return "none in this family"
 	}
-	return out
+	return strings.Join(names, ", ")
 }
 
 // validateSweep checks the sweep part of a scenario (Validate calls it).
@@ -111,13 +82,12 @@ func (sc Scenario) validateSweep() error {
 	if !sc.IsSweep() {
 		return nil
 	}
-	f, err := sc.sweepFamily()
-	if err != nil {
+	if _, err := sc.sweeper(); err != nil {
 		return err
 	}
 	switch {
-	case sc.Trials < 1 || sc.Trials > maxTrials:
-		return &InputError{Msg: fmt.Sprintf("trials=%d: must lie in 1..%d", sc.Trials, maxTrials)}
+	case sc.Trials < 1 || sc.Trials > MaxTrials:
+		return &InputError{Msg: fmt.Sprintf("trials=%d: must lie in 1..%d", sc.Trials, MaxTrials)}
 	case len(sc.Sweep.Grid) == 0:
 		return &InputError{Msg: fmt.Sprintf("%s: the sweep has no grid values", sc.Sweep.Knob)}
 	}
@@ -127,9 +97,6 @@ func (sc Scenario) validateSweep() error {
 			return err
 		}
 	}
-	if f.validate != nil {
-		return f.validate(sc)
-	}
 	return nil
 }
 
@@ -138,20 +105,21 @@ func (sc Scenario) validateSweep() error {
 func (sc Scenario) PointScenario(i, t int) (Scenario, error) {
 	p := sc
 	p.Sweep = SweepSpec{}
-	p.Racers = append([]RacerSpec(nil), sc.Racers...)
-	if err := p.setKnob(sc.Sweep.Knob, formatFloat(sc.Sweep.Grid[i])); err != nil {
+	if err := p.setKnob(sc.Sweep.Knob, FormatFloat(sc.Sweep.Grid[i])); err != nil {
 		return Scenario{}, err
 	}
 	if sc.Sweep.Adjust != nil {
 		sc.Sweep.Adjust(&p)
 	}
 	p.Seed = sc.Seed + uint64(t)
-	if err := p.Data.Validate(); err != nil {
-		msg := err.Error()
-		if at := fmt.Sprintf("%s=%s", sc.Sweep.Knob, formatFloat(sc.Sweep.Grid[i])); !strings.HasPrefix(msg, at) {
-			msg = at + " (a value of the sweep): " + msg
+	if sc.Sweep.Check != nil {
+		if err := sc.Sweep.Check(p); err != nil {
+			msg := err.Error()
+			if at := fmt.Sprintf("%s=%s", sc.Sweep.Knob, FormatFloat(sc.Sweep.Grid[i])); !strings.HasPrefix(msg, at) {
+				msg = at + " (a value of the sweep): " + msg
+			}
+			return Scenario{}, &InputError{Msg: msg}
 		}
-		return Scenario{}, &InputError{Msg: msg}
 	}
 	return p, nil
 }
@@ -212,7 +180,7 @@ func RunSweep(ctx context.Context, sc Scenario, emit func(TrialResult)) error {
 	if err := sc.Validate(); err != nil {
 		return err
 	}
-	fam, err := sc.sweepFamily()
+	fam, err := sc.sweeper()
 	if err != nil {
 		return err
 	}
@@ -256,28 +224,28 @@ func RunSweep(ctx context.Context, sc Scenario, emit func(TrialResult)) error {
 	return firstErr
 }
 
-func (sc Scenario) evaluate(ctx context.Context, fam sweepFamily, task sweepTask) ([][]float64, error) {
+func (sc Scenario) evaluate(ctx context.Context, fam Sweeper, task sweepTask) ([][]float64, error) {
 	p, err := sc.PointScenario(task.point, task.trial)
 	if err != nil {
 		return nil, err
 	}
-	vals, err := fam.evaluate(ctx, p)
+	vals, err := fam.Evaluate(ctx, p)
 	if err != nil && !errors.Is(err, context.Canceled) {
-		err = fmt.Errorf("%s=%s, trial %d (seed %d): %w", sc.Sweep.Knob, formatFloat(sc.Sweep.Grid[task.point]),
+		err = fmt.Errorf("%s=%s, trial %d (seed %d): %w", sc.Sweep.Knob, FormatFloat(sc.Sweep.Grid[task.point]),
 			task.trial+1, p.Seed, err)
 	}
 	return vals, err
 }
 
-// Progress is how far a sweep has come.
-type Progress struct {
+// SweepProgress is how far a sweep has come.
+type SweepProgress struct {
 	Done, Total int
 	Elapsed     time.Duration
 }
 
 // ETA estimates the time left from the mean time per evaluation so far; 0
 // when nothing is done yet or everything is.
-func (p Progress) ETA() time.Duration {
+func (p SweepProgress) ETA() time.Duration {
 	if p.Done == 0 || p.Done >= p.Total {
 		return 0
 	}
@@ -285,7 +253,7 @@ func (p Progress) ETA() time.Duration {
 }
 
 // Fraction is Done/Total in [0, 1].
-func (p Progress) Fraction() float64 {
+func (p SweepProgress) Fraction() float64 {
 	if p.Total == 0 {
 		return 0
 	}
@@ -308,22 +276,20 @@ type SweepTable struct {
 	count []int           // trials done per point
 	done  int
 	// stat is the family's aggregation over trials; nil for per-value stats.
-	stat func(cells [][][]float64, racer, metric int) (mean, std float64, n int)
+	stat StatFunc
 }
 
 // NewSweepTable prepares the table of a sweep scenario.
 func NewSweepTable(sc Scenario) (*SweepTable, error) {
-	fam, err := sc.sweepFamily()
+	fam, err := sc.sweeper()
 	if err != nil {
 		return nil, err
 	}
-	t := &SweepTable{Knob: sc.Sweep.Knob, Grid: sc.Sweep.Grid, Labels: fam.labelsOf(sc), Metrics: fam.metrics(sc),
-		Trials: sc.Trials, cells: make([][][][]float64, len(sc.Sweep.Grid)), count: make([]int, len(sc.Sweep.Grid))}
+	t := &SweepTable{Knob: sc.Sweep.Knob, Grid: sc.Sweep.Grid, Labels: fam.SweepLabels(sc), Metrics: fam.SweepMetrics(sc),
+		Trials: sc.Trials, cells: make([][][][]float64, len(sc.Sweep.Grid)), count: make([]int, len(sc.Sweep.Grid)),
+		stat: fam.SweepStat(sc)}
 	for i := range t.cells {
 		t.cells[i] = make([][][]float64, sc.Trials)
-	}
-	if fam.stat != nil {
-		t.stat = fam.stat(sc)
 	}
 	return t, nil
 }
@@ -366,11 +332,29 @@ func (t *SweepTable) Stat(point, racer, metric int) (mean, std float64, n int) {
 	if n == 0 {
 		return math.NaN(), math.NaN(), 0
 	}
-	for _, v := range vals {
-		mean += v
+	return Mean(vals), SampleStd(vals), n
+}
+
+// Mean is the arithmetic mean of xs, summed in order.
+func Mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
 	}
-	mean /= float64(n)
-	return mean, sampleStd(vals), n
+	return s / float64(len(xs))
+}
+
+// SampleStd is the sample standard deviation, NaN with fewer than two values.
+func SampleStd(xs []float64) float64 {
+	if len(xs) < 2 {
+		return math.NaN()
+	}
+	mean := Mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss / float64(len(xs)-1))
 }
 
 // Rows returns the number of rows Write prints: one per racer and grid point
@@ -414,10 +398,16 @@ func (t *SweepTable) Columns() []string {
 func (t *SweepTable) Write(w io.Writer, f Format) error {
 	bw := bufio.NewWriter(w)
 	cols := t.Columns()
+	cw := csv.NewWriter(bw)
 	if f == CSV {
-		bw.WriteString(strings.Join(cols, ",") + "\n")
+		cw.Write(cols)
+	}
+	keys := make([][]byte, len(cols))
+	for k, c := range cols {
+		keys[k], _ = json.Marshal(c)
 	}
 	for r, label := range t.Labels {
+		name, _ := json.Marshal(label)
 		for i, v := range t.Grid {
 			if t.count[i] == 0 {
 				continue
@@ -428,22 +418,25 @@ func (t *SweepTable) Write(w io.Writer, f Format) error {
 				stats = append(stats, mean, std)
 			}
 			if f == CSV {
-				bw.WriteString(csvField(label) + "," + number(v) + "," + strconv.Itoa(t.count[i]))
+				row := []string{label, Number(v), strconv.Itoa(t.count[i])}
 				for _, s := range stats {
-					bw.WriteString("," + number(s))
+					row = append(row, Number(s))
 				}
-			} else {
-				name, _ := json.Marshal(label)
-				fmt.Fprintf(bw, `{"algorithm":%s,%q:%s,"trials":%d`, name, t.Knob, number(v), t.count[i])
-				for k, s := range stats {
-					if !math.IsNaN(s) && !math.IsInf(s, 0) {
-						fmt.Fprintf(bw, `,%q:%s`, cols[3+k], number(s))
-					}
-				}
-				bw.WriteString("}")
+				cw.Write(row)
+				continue
 			}
-			bw.WriteString("\n")
+			fmt.Fprintf(bw, `{"algorithm":%s,%s:%s,"trials":%d`, name, keys[1], Number(v), t.count[i])
+			for k, s := range stats {
+				if finite(s) {
+					fmt.Fprintf(bw, `,%s:%s`, keys[3+k], Number(s))
+				}
+			}
+			bw.WriteString("}\n")
 		}
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
 	}
 	return bw.Flush()
 }

@@ -1,0 +1,161 @@
+package experiment
+
+import (
+	"slices"
+	"strings"
+)
+
+// Catalog is the list of families fedscope offers (experiment/registry
+// builds the real one; tests build their own). It finds presets and applies
+// `--set` assignments, including keys that switch a scenario to another
+// family (data=).
+type Catalog struct {
+	families []Family
+}
+
+// NewCatalog lists families in the order their presets are shown.
+func NewCatalog(families ...Family) *Catalog { return &Catalog{families: families} }
+
+// Families returns the families in catalog order.
+func (c *Catalog) Families() []Family { return c.families }
+
+// Presets lists every preset, family by family.
+func (c *Catalog) Presets() []Preset {
+	var out []Preset
+	for _, f := range c.families {
+		out = append(out, f.Presets()...)
+	}
+	return out
+}
+
+// PresetNames lists the names of the presets, sweeps included.
+func (c *Catalog) PresetNames() []string {
+	var names []string
+	for _, p := range c.Presets() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// SweepPresetNames lists the presets that are sweeps.
+func (c *Catalog) SweepPresetNames() []string {
+	var out []string
+	for _, p := range c.Presets() {
+		if p.Scenario().IsSweep() {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// Lookup finds a preset by name.
+func (c *Catalog) Lookup(name string) (Preset, error) {
+	for _, p := range c.Presets() {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	return Preset{}, Errorf("unknown preset %q; allowed: %s", name, strings.Join(c.PresetNames(), ", "))
+}
+
+// opener finds a knob of another family that may open its family on any
+// scenario (Knob.Open).
+func (c *Catalog) opener(key string) (Knob, bool) {
+	for _, f := range c.families {
+		for _, p := range f.Presets() {
+			sc := p.Scenario()
+			if k, ok := sc.Knob(key); ok && k.Open != nil {
+				return k, true
+			}
+		}
+	}
+	return Knob{}, false
+}
+
+// Set assigns key on sc: one of sc's own keys, or a key that opens another
+// family (data=), which first switches sc to that family's base scenario
+// keeping the seed. Any other key is an *InputError that names the presets
+// the key belongs to, or the keys sc has.
+func (c *Catalog) Set(sc *Scenario, key, value string) error {
+	if _, ok := sc.Knob(key); ok {
+		return sc.Set(key, value)
+	}
+	if k, ok := c.opener(key); ok && strings.TrimSpace(value) != "" {
+		base := k.Open(sc.Seed)
+		if err := base.Set(key, value); err != nil {
+			return err
+		}
+		*sc = base
+		return nil
+	}
+	var owners []string
+	for _, p := range c.Presets() {
+		psc := p.Scenario()
+		if psc.Family != sc.Family {
+			if _, ok := psc.Knob(key); ok && !slices.Contains(owners, p.Name) {
+				owners = append(owners, p.Name)
+			}
+		}
+	}
+	if len(owners) > 0 {
+		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s; its keys: %s",
+			key, value, strings.Join(owners, ", "), sc.Preset, strings.Join(sc.KnobNames(), ", "))
+	}
+	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))
+}
+
+// Apply applies "key=value" assignments in order, the early ones (keys that
+// switch the family or the swept knob: data=, sweep=) first, then validates
+// the whole scenario so that cross-knob limits (e.g. subspace_dim ≤ dim) are
+// checked.
+func (c *Catalog) Apply(sc Scenario, assignments []string) (Scenario, error) {
+	if err := c.applyEarly(&sc, assignments, true); err != nil {
+		return sc, err
+	}
+	if err := c.applyEarly(&sc, assignments, false); err != nil {
+		return sc, err
+	}
+	return sc, sc.Validate()
+}
+
+// ApplyEarly applies only the early assignments (see Apply); the command
+// line calls it before --rounds and --seed so that a family switch keeps
+// them.
+func (c *Catalog) ApplyEarly(sc Scenario, assignments []string) (Scenario, []string, error) {
+	var rest []string
+	for _, a := range assignments {
+		if !c.isEarly(sc, a) {
+			rest = append(rest, a)
+		}
+	}
+	err := c.applyEarly(&sc, assignments, true)
+	return sc, rest, err
+}
+
+func (c *Catalog) applyEarly(sc *Scenario, assignments []string, early bool) error {
+	for _, a := range assignments {
+		if c.isEarly(*sc, a) != early {
+			continue
+		}
+		key, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return Errorf("--set %q: expected key=value, e.g. eta=0.05", a)
+		}
+		if err := c.Set(sc, strings.TrimSpace(key), value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isEarly reports whether an assignment is applied before the others: its
+// knob is Early, or it opens another family.
+func (c *Catalog) isEarly(sc Scenario, a string) bool {
+	key, _, _ := strings.Cut(a, "=")
+	key = strings.TrimSpace(key)
+	if k, ok := sc.Knob(key); ok {
+		return k.Early || k.Open != nil
+	}
+	_, ok := c.opener(key)
+	return ok
+}

@@ -1,0 +1,104 @@
+// Package experiment is the engine of fedscope: complete, reproducible
+// scenarios, the Family interface every paper implements, racing a
+// scenario's algorithms side by side on data prepared once, sweeps with
+// trials, and CSV / JSON-lines tables. It knows no paper: each paper is a
+// family in its own subpackage (experiment/linear, experiment/lowrank,
+// experiment/bound, experiment/newton, experiment/mixture), listed in one
+// registry (experiment/registry), and nothing here switches on which family
+// a scenario belongs to.
+//
+// A new paper is one package that implements Family (and Sweeper if it has
+// sweeps) plus one line in the registry.
+package experiment
+
+import "context"
+
+// Family is everything one paper brings: its presets, its knobs (typed, with
+// ranges and the live keys that move them), its racers and their syntax, its
+// data preparation, the metrics it reports, its sweeps, its one-line summary
+// and its help. The engine, the command line, the exporters and the TUI ask
+// the family; none of them switches on which family it is.
+type Family interface {
+	// Name is the family's short key, e.g. "linear".
+	Name() string
+	// Paper names the paper the family implements, e.g.
+	// "000_8dadcc9301cefdf4.txt (PAPERS.md §1)".
+	Paper() string
+	// Presets are the family's named scenarios, in the order `fedscope
+	// presets` lists them.
+	Presets() []Preset
+	// Knobs are the keys `--set` accepts for sc besides rounds and seed, in
+	// the order the help shows them.
+	Knobs(sc Scenario) []Knob
+	// Validate reports the first problem of sc's configuration (racers
+	// included) as an *InputError. Rounds, seed and the generic sweep checks
+	// are the engine's.
+	Validate(sc Scenario) error
+	// Metrics are the per-round metrics of a run of sc, in column order.
+	Metrics(sc Scenario) []Metric
+	// Racers resolves sc's racers against its configuration.
+	Racers(sc Scenario) []Racer
+	// DataKey identifies the data Prepare builds for sc: scenarios with the
+	// same key share one preparation (and re-runs reuse it); "" disables
+	// caching.
+	DataKey(sc Scenario) string
+	// Prepare generates or loads the data of sc and computes the statistics
+	// every racer shares. It checks ctx and reports its progress through
+	// report (which may be nil). Bad data files give an *InputError.
+	Prepare(ctx context.Context, sc Scenario, report func(Progress)) (any, error)
+	// Facts describes sc for the views; data is what Prepare returned, or
+	// nil before the data are ready.
+	Facts(sc Scenario, data any) Facts
+	// Help explains what the run view shows for sc, in a sentence or two.
+	Help(sc Scenario) string
+}
+
+// Sweeper is implemented by families with sweep presets. A sweep is a grid
+// over one knob × trials × racers; its unit of work is one (grid value,
+// trial) evaluation, which returns one number per racer and metric.
+type Sweeper interface {
+	// SweepMetrics are the metrics of a sweep: columns <name>_mean, <name>_std.
+	SweepMetrics(sc Scenario) []SweepMetric
+	// SweepLabels are the curves' labels, one per row of Evaluate's result.
+	SweepLabels(sc Scenario) []string
+	// Evaluate runs one point scenario: the swept knob set, Adjust applied,
+	// Seed = base seed + trial, no sweep. It must be deterministic in that
+	// scenario, safe to call concurrently, and return ctx.Err() promptly
+	// when cancelled. It returns out[racer][metric] (or, with SweepStat, rows
+	// the family's statistic reads).
+	Evaluate(ctx context.Context, sc Scenario) ([][]float64, error)
+	// SweepStat, if not nil, aggregates a metric over the trials of one grid
+	// point; nil means the mean and sample standard deviation of the
+	// per-trial values.
+	SweepStat(sc Scenario) StatFunc
+	// SweepSummary is the line under the title of a sweep.
+	SweepSummary(sc Scenario) string
+}
+
+// StatFunc aggregates one racer's metric over the trials done at one grid
+// point (cells[trial], nil where not done): its mean, spread and how many
+// trials it rests on.
+type StatFunc func(cells [][][]float64, racer, metric int) (mean, std float64, n int)
+
+// Progress is how far a data preparation has come: Stage names the work
+// ("random features", "tuning σ²"), Done of Total its steps (Total 0 when
+// unknown).
+type Progress struct {
+	Stage       string
+	Done, Total int
+}
+
+// Preset is a named scenario, one per figure of the papers plus the default
+// demonstration.
+type Preset struct {
+	Name    string
+	Summary string // one line for `fedscope presets`
+	Build   func() Scenario
+}
+
+// Scenario returns a fresh copy of the preset's scenario.
+func (p Preset) Scenario() Scenario {
+	sc := p.Build()
+	sc.Preset = p.Name
+	return sc
+}

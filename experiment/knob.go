@@ -1,0 +1,173 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Knob is one parameter a person can set with `--set name=value`, or move
+// live in the TUI with its keys.
+type Knob struct {
+	Name string
+	Help string // what it means and what is allowed
+	// Live, when set, binds the knob to a pair of keys in the run view.
+	Live *Live
+	// Early knobs are applied before the other assignments of a command
+	// line, because they change which keys exist (data=, sweep=).
+	Early bool
+	// Open, when set, makes the key usable on a scenario of any family:
+	// assigning it there first switches to Open(seed), a scenario of the
+	// knob's family (data= opens the data-file scenario of paper 003).
+	Open func(seed uint64) Scenario
+
+	get func(*Scenario) string
+	set func(*Scenario, string) error
+}
+
+// Get returns the knob's value in sc as text.
+func (k Knob) Get(sc Scenario) string { return k.get(&sc) }
+
+// Live is how the run view moves a knob: Down and Up are the keys (the first
+// of each is shown), Name the short name in the key hints ("η"), Desc the
+// help text, and Step returns the scenario one step down or up, or an
+// *InputError saying why the step does nothing.
+type Live struct {
+	Down, Up   []string
+	Name, Desc string
+	Step       func(sc Scenario, up bool) (Scenario, error)
+}
+
+// NewKnob builds a knob on the whole scenario.
+func NewKnob(name, help string, get func(*Scenario) string, set func(*Scenario, string) error) Knob {
+	return Knob{Name: name, Help: help, get: get, set: set}
+}
+
+// TextKnob builds a knob of a family configuration C from its textual
+// accessors; set's error says what is allowed.
+func TextKnob[C any](name, help string, get func(*C) string, set func(*C, string) error) Knob {
+	return Knob{Name: name, Help: help,
+		get: func(s *Scenario) string { c := Config[C](*s); return get(&c) },
+		set: func(s *Scenario, v string) error {
+			c := Config[C](*s)
+			if err := set(&c, v); err != nil {
+				return err
+			}
+			s.Config = c
+			return nil
+		}}
+}
+
+// IntKnob is a whole-number field of C in lo..hi.
+func IntKnob[C any](name, help string, lo, hi int, field func(*C) *int) Knob {
+	return TextKnob(name, fmt.Sprintf("%s, a whole number in %d..%d", help, lo, hi),
+		func(c *C) string { return strconv.Itoa(*field(c)) },
+		func(c *C, v string) error { return parseInt(v, lo, hi, field(c)) })
+}
+
+// IntKnobOf is a whole-number field of the scenario itself in lo..hi.
+func IntKnobOf(name, help string, lo, hi int, field func(*Scenario) *int) Knob {
+	return NewKnob(name, fmt.Sprintf("%s, a whole number in %d..%d", help, lo, hi),
+		func(s *Scenario) string { return strconv.Itoa(*field(s)) },
+		func(s *Scenario, v string) error { return parseInt(v, lo, hi, field(s)) })
+}
+
+func parseInt(v string, lo, hi int, dst *int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("not a whole number")
+	}
+	if n < lo || n > hi {
+		return fmt.Errorf("out of range")
+	}
+	*dst = n
+	return nil
+}
+
+// FloatKnob is a real field of C in (0, MaxFloat], or [0, MaxFloat] with
+// zeroOK.
+func FloatKnob[C any](name, help string, zeroOK bool, field func(*C) *float64) Knob {
+	bound := "> 0"
+	if zeroOK {
+		bound = "≥ 0"
+	}
+	return TextKnob(name, fmt.Sprintf("%s, a number %s and ≤ %g", help, bound, MaxFloat),
+		func(c *C) string { return FormatFloat(*field(c)) },
+		func(c *C, v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return fmt.Errorf("not a number")
+			}
+			if math.IsNaN(x) || x > MaxFloat || x < 0 || (x == 0 && !zeroOK) {
+				return fmt.Errorf("out of range")
+			}
+			*field(c) = x
+			return nil
+		})
+}
+
+// BoolKnob is a true/false field of C.
+func BoolKnob[C any](name, help string, field func(*C) *bool) Knob {
+	return TextKnob(name, help+": true or false",
+		func(c *C) string { return strconv.FormatBool(*field(c)) },
+		func(c *C, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("not true or false")
+			}
+			*field(c) = b
+			return nil
+		})
+}
+
+// WithLive returns the knob moved live by the given keys.
+func (k Knob) WithLive(l Live) Knob { k.Live = &l; return k }
+
+// LadderStep is a Live.Step that moves a real-valued knob along a ladder of
+// nice values: to the next rung above (up) or below the current value, or
+// nowhere at either end.
+func LadderStep(ladder []float64, get func(Scenario) float64, set func(*Scenario, float64)) func(Scenario, bool) (Scenario, error) {
+	return func(sc Scenario, up bool) (Scenario, error) {
+		set(&sc, StepLadder(ladder, get(sc), up))
+		return sc, nil
+	}
+}
+
+// StepLadder returns the next value above (up) or below the current one; a
+// current value between rungs moves to the nearest rung in that direction.
+// At either end it returns the current value.
+func StepLadder(ladder []float64, cur float64, up bool) float64 {
+	const tol = 1e-9
+	if up {
+		for _, v := range ladder {
+			if v > cur*(1+tol)+tol {
+				return v
+			}
+		}
+		return cur
+	}
+	for i := len(ladder) - 1; i >= 0; i-- {
+		if v := ladder[i]; v < cur*(1-tol)-tol {
+			return v
+		}
+	}
+	return cur
+}
+
+// Decades expands mantissas over 10^lo … 10^hi (a ladder of nice values).
+func Decades(mantissas []float64, lo, hi int) []float64 {
+	var out []float64
+	for e := lo; e <= hi; e++ {
+		for _, m := range mantissas {
+			// Parse the decimal so that 1.5e-1 is the double nearest 0.15,
+			// not 1.5·10⁻¹ rounded twice.
+			v, _ := strconv.ParseFloat(strconv.FormatFloat(m, 'g', -1, 64)+"e"+strconv.Itoa(e), 64)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// SetKnob assigns a knob's value on sc (for knobs that wrap another knob's
+// setter with a guard).
+func SetKnob(k Knob, sc *Scenario, v string) error { return k.set(sc, v) }

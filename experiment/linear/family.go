@@ -1,0 +1,119 @@
+// Package linear is the family of paper 000 (`000_8dadcc9301cefdf4.txt`,
+// PAPERS.md §1): FedAvg and FedProx on Gaussian linear federations — the
+// stationary-point paradox (Figs 1–3), the federation gain against model and
+// covariate heterogeneity (Figs 4–5) and the polynomial fit (Fig 6).
+package linear
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// Family is paper 000's family; its zero value is ready to use.
+type Family struct{}
+
+// Name implements experiment.Family.
+func (Family) Name() string { return "linear" }
+
+// Paper implements experiment.Family.
+func (Family) Paper() string { return "000_8dadcc9301cefdf4.txt (PAPERS.md §1)" }
+
+// kind is what a scenario of the family does.
+type kind int
+
+const (
+	runKind        kind = iota // a race over rounds (paradox, minibatch)
+	fedGainKind                // sweep: federation gain (E000-3/4)
+	polynomialKind             // sweep: integrated MSE of the U5 fit (E000-5)
+)
+
+// Config is the family's part of a scenario.
+type Config struct {
+	Kind       kind
+	Data       datasets.Linear        // the federation (clients, samples, noise and dim = degree+1 for the polynomial)
+	Eta        float64                // step size η shared by the racers
+	LocalSteps int                    // s of FedAvg racers that do not pin their own
+	Batch      int                    // minibatch size B, 0 = full batch
+	Racers     []experiment.RacerSpec // the algorithms raced side by side
+	FedError   model.FedError         // sweeps: how the federated error is measured
+	Squared    bool                   // sweeps: federation gain as the ratio of squared errors
+}
+
+func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
+
+// Kinds of racer.
+const (
+	KindFedAvg  = "fedavg"
+	KindFedProx = "fedprox"
+)
+
+// Limits of the knobs.
+const (
+	maxClients = 10_000
+	maxDim     = 2_000
+	maxSamples = 1_000_000
+	maxSteps   = 1_000
+)
+
+// racerKinds is the racer syntax of the family.
+var racerKinds = []experiment.RacerKind{
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}, {Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+}
+
+// Validate implements experiment.Family.
+func (Family) Validate(sc experiment.Scenario) error {
+	c := cfg(sc)
+	if err := c.Data.Validate(); err != nil {
+		return &experiment.InputError{Msg: err.Error()}
+	}
+	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
+		return err
+	}
+	switch {
+	case !(c.Eta > 0):
+		return experiment.Errorf("eta=%v: must be > 0", c.Eta)
+	case c.LocalSteps < 1:
+		return experiment.Errorf("local_steps=%d: must be ≥ 1", c.LocalSteps)
+	}
+	if c.Kind == runKind {
+		return nil
+	}
+	if !sc.IsSweep() {
+		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
+	}
+	return validateSweep(sc)
+}
+
+// Help implements experiment.Family.
+func (Family) Help(experiment.Scenario) string {
+	return "The dashed line is the error of pooled least squares, the centralised optimum."
+}
+
+// summary is the line under the title of a run; realised is the realised
+// max-pairwise Γ once the data are drawn (PAPERS.md §8: show it), NaN before.
+func summary(c Config, realised float64) string {
+	d := c.Data
+	var b strings.Builder
+	fmt.Fprintf(&b, "M=%d, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
+	if d.ScarceClients > 0 {
+		fmt.Fprintf(&b, " (%d×%d + %d×%d)", d.ScarceClients, d.ScarceSamples, d.Clients-d.ScarceClients, d.Samples)
+	}
+	fmt.Fprintf(&b, ", σ=%s, Γ=%s", experiment.FormatFloat(d.Noise), experiment.FormatFloat(d.Gamma))
+	if d.Gamma > 0 && !math.IsNaN(realised) {
+		fmt.Fprintf(&b, " (realised %.3g)", realised)
+	}
+	if d.SubspaceDim > 0 && d.SubspaceDim < d.Dim {
+		fmt.Fprintf(&b, ", r=%d", d.SubspaceDim)
+	}
+	fmt.Fprintf(&b, ", η=%s", experiment.FormatFloat(c.Eta))
+	if c.Batch > 0 {
+		fmt.Fprintf(&b, ", B=%d", c.Batch)
+	}
+	return b.String()
+}

@@ -1,0 +1,172 @@
+package linear
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// Ladders: the values the live keys move through. Nice round values read
+// better on a projector than multiplicative steps.
+var (
+	etaLadder   = experiment.Decades([]float64{1, 1.5, 2, 3, 5, 7}, -4, 2)
+	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
+	gammaLadder = []float64{0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30}
+	batchLadder = []float64{1, 2, 5, 10, 20, 25, 50, 100, 250, 500, 1000}
+	rLadder     = []float64{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000}
+)
+
+// Knobs implements experiment.Family: the data and racer keys of every kind,
+// the heterogeneity keys where the data have them, and the sweep keys of the
+// sweeps.
+func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
+	c := cfg(sc)
+	data := func(f func(*datasets.Linear) *int) func(*Config) *int {
+		return func(c *Config) *int { return f(&c.Data) }
+	}
+	out := []experiment.Knob{
+		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
+			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
+				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
+					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
+		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps,
+			func(c *Config) *int { return &c.LocalSteps }).
+			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
+		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
+			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "B", Desc: "minibatch size B", Step: stepBatch}),
+		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
+		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
+	}
+	if c.Kind != polynomialKind {
+		out = append(out,
+			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, maxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
+			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
+	}
+	out = append(out, experiment.FloatKnob("noise", "label noise σ", true, func(c *Config) *float64 { return &c.Data.Noise }))
+	if c.Kind != polynomialKind {
+		out = append(out,
+			experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
+				WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
+					Step: experiment.LadderStep(gammaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Data.Gamma },
+						func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Data.Gamma = v }) })}),
+			experiment.TextKnob("gamma_scheme", "how Γ is realised: radius or exact",
+				func(c *Config) string { return c.Data.Scheme.String() },
+				func(c *Config, v string) error {
+					switch v {
+					case "radius":
+						c.Data.Scheme = datasets.GammaRadius
+					case "exact":
+						c.Data.Scheme = datasets.GammaExact
+					default:
+						return fmt.Errorf("must be radius or exact")
+					}
+					return nil
+				}),
+			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, maxDim,
+				data(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
+				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "r", Desc: "covariate subspace r", Step: stepSubspace}))
+	}
+	if c.Kind != runKind {
+		out = append(out, experiment.TrialsKnob(),
+			experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
+				func(c *Config) string { return c.FedError.String() },
+				func(c *Config, v string) error {
+					e, err := model.ParseFedError(v)
+					c.FedError = e
+					return err
+				}))
+	}
+	if c.Kind == fedGainKind {
+		out = append(out, experiment.TextKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)",
+			func(c *Config) string {
+				if c.Squared {
+					return "squared"
+				}
+				return "norm"
+			},
+			func(c *Config, v string) error {
+				switch v {
+				case "norm", "squared":
+					c.Squared = v == "squared"
+					return nil
+				}
+				return fmt.Errorf("must be norm or squared")
+			}))
+	}
+	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
+}
+
+// followsLocalSteps reports whether some FedAvg racer follows local_steps.
+func followsLocalSteps(c Config) bool {
+	for _, r := range c.Racers {
+		if _, pinned := r.Opt("s"); r.Kind == KindFedAvg && !pinned {
+			return true
+		}
+	}
+	return false
+}
+
+// stepLocalSteps moves s along its ladder; it says so when no racer follows
+// it (the change would show nothing).
+func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
+	experiment.Update(&sc, func(c *Config) {
+		c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
+	})
+	if c := cfg(sc); !followsLocalSteps(c) {
+		return sc, experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
+	}
+	return sc, nil
+}
+
+// stepBatch moves the minibatch size along its ladder; 0 (full batch) sits
+// above every batch size smaller than n.
+func stepBatch(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
+	experiment.Update(&sc, func(c *Config) {
+		cur, n := c.Batch, c.Data.Samples
+		switch {
+		case up && cur == 0:
+		case up:
+			next := int(experiment.StepLadder(batchLadder, float64(cur), true))
+			if next >= n || next == cur {
+				next = 0
+			}
+			c.Batch = next
+		default:
+			if cur == 0 {
+				cur = n
+			}
+			c.Batch = int(experiment.StepLadder(batchLadder, float64(cur), false))
+		}
+	})
+	return sc, nil
+}
+
+// stepSubspace moves the covariate subspace dimension r along its ladder,
+// with r = d (stored as 0, no covariate shift) at the top, and rescales η in
+// proportion to r as E000-4 does (PAPERS.md §1.9: η = 0.1·r/d keeps the
+// local steps stable as rows scaled by √(d/r) stiffen the local Hessians).
+func stepSubspace(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
+	experiment.Update(&sc, func(c *Config) {
+		d := c.Data.Dim
+		cur := c.Data.SubspaceDim
+		if cur == 0 {
+			cur = d
+		}
+		next := min(int(experiment.StepLadder(rLadder, float64(cur), up)), d)
+		if next == cur {
+			return
+		}
+		// Round to 12 significant digits so that a round trip 100 → 30 → 100
+		// gives back η = 0.1 rather than 0.09999999999999999.
+		c.Eta, _ = strconv.ParseFloat(strconv.FormatFloat(c.Eta*float64(next)/float64(cur), 'g', 12, 64), 64)
+		c.Data.SubspaceDim = next
+		if next == d {
+			c.Data.SubspaceDim = 0
+		}
+	})
+	return sc, nil
+}

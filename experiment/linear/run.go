@@ -1,0 +1,133 @@
+package linear
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// metrics are the per-round metrics of a run (PAPERS.md §6).
+var metrics = []experiment.Metric{
+	{Name: "grad_norm", Caption: "gradient norm ‖∇ℓ(θ_t)‖", Short: "‖∇ℓ‖", Log: true},
+	{Name: "est_error", Caption: "estimation error ‖θ_t − θ*‖", Short: "‖θ−θ*‖", Log: true},
+	{Name: "client_error", Caption: "client error Σ w_i‖θ_t − θ_i*‖", Short: "Σw‖θ−θᵢ*‖", Log: true},
+	{Name: "ls_error", Caption: "error of pooled least squares ‖θ_LS − θ*‖", Short: "LS", Log: true},
+}
+
+// Metrics implements experiment.Family.
+func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
+
+// Racers implements experiment.Family.
+func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
+	var out []experiment.Racer
+	for _, r := range resolve(sc) {
+		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, Seed: sc.Seed}
+		if r.kind == KindFedAvg {
+			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, Seed: sc.Seed}
+		}
+		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
+	}
+	return out
+}
+
+// resolved is a racer with its parameters filled in from the scenario.
+type resolved struct {
+	spec        experiment.RacerSpec
+	label, kind string
+	eta         float64
+	steps       int
+	batch       int
+}
+
+// resolve fills the racers' unpinned parameters from the scenario and
+// labels them; racers that resolve to the same algorithm are kept once.
+func resolve(sc experiment.Scenario) []resolved {
+	c := cfg(sc)
+	var out []resolved
+	seen := map[string]bool{}
+	for _, spec := range c.Racers {
+		s, _ := spec.Opt("s")
+		b, pinnedB := spec.Opt("b")
+		eta, pinnedEta := spec.Opt("eta")
+		r := resolved{spec: spec, kind: spec.Kind, eta: eta, steps: int(s), batch: int(b)}
+		if r.kind == KindFedAvg && r.steps == 0 {
+			r.steps = c.LocalSteps
+		}
+		if !pinnedB {
+			r.batch = c.Batch
+		}
+		if !pinnedEta {
+			r.eta = c.Eta
+		}
+		id := fmt.Sprintf("%s/%d/%d/%v", r.kind, r.steps, r.batch, r.eta)
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		r.label = "FedProx"
+		if r.kind == KindFedAvg {
+			r.label = fmt.Sprintf("FedAvg s=%d", r.steps)
+		}
+		if pinnedB && r.batch != c.Batch {
+			if r.batch == 0 {
+				r.label += " full"
+			} else {
+				r.label += fmt.Sprintf(" B=%d", r.batch)
+			}
+		}
+		if pinnedEta && r.eta != c.Eta {
+			r.label += " eta=" + experiment.FormatFloat(r.eta)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// runner adapts a FedAvg/FedProx racer to the engine: each round carries
+// the metrics in the family's order, the last the error of pooled least
+// squares (a constant of the data, repeated for the CSV column).
+func runner(alg algorithms.Algorithm) func(context.Context, any, int, func(experiment.Round)) error {
+	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
+		p := data.(*model.Problem)
+		return alg.Run(ctx, p, rounds, func(r algorithms.LinearRound) {
+			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
+				Values: []float64{r.GradNorm, r.EstError, r.ClientError, p.LSError}})
+		})
+	}
+}
+
+// DataKey implements experiment.Family: the federation and the seed decide
+// the data; η, s, B and the racers reuse them.
+func (Family) DataKey(sc experiment.Scenario) string {
+	return fmt.Sprintf("%#v|%d", cfg(sc).Data, sc.Seed)
+}
+
+// Prepare implements experiment.Family: the federation and every client's
+// statistics, computed once and shared by the racers.
+func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
+	fed, err := cfg(sc).Data.Generate(sc.Seed)
+	if err != nil {
+		return nil, &experiment.InputError{Msg: err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return model.NewProblem(fed), nil
+}
+
+// Facts implements experiment.Family: the summary with the realised Γ, the
+// two charts of Fig 1, and the error of pooled least squares as the
+// reference line of the error chart.
+func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
+	c := cfg(sc)
+	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}}
+	if p, ok := data.(*model.Problem); ok {
+		f.Summary = summary(c, p.Fed.RealisedGamma)
+		f.Levels = []experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}
+	}
+	return f
+}

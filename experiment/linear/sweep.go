@@ -1,0 +1,363 @@
+package linear
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// SweepMetrics implements experiment.Sweeper: per trial, the federation gain
+// FG = ‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖ (squared on request) of the first
+// data-scarce and the first data-rich client (E000-3/4, PAPERS.md §1.8–§1.9),
+// θ̂_j the client's minimum-norm least-squares estimate; or the exact
+// integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
+// federated fit, and its inverse (E000-5).
+func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
+	if cfg(sc).Kind == polynomialKind {
+		return []experiment.SweepMetric{
+			{Name: "mse", Caption: "MSE = ∫(f̂ − U5)² dx over [−1, 1]", Ref: math.NaN()},
+			{Name: "inv_mse", Caption: "1/MSE (linear in N at the minimax rate)", Ref: math.NaN()},
+		}
+	}
+	return []experiment.SweepMetric{
+		{Name: "fg_scarce", Caption: "FG, first data-scarce client", Ref: 1, RefNote: "FG = 1"},
+		{Name: "fg_rich", Caption: "FG, first data-rich client", Ref: 1, RefNote: "FG = 1"},
+	}
+}
+
+// SweepLabels implements experiment.Sweeper: one curve per racer.
+func (Family) SweepLabels(sc experiment.Scenario) []string {
+	var out []string
+	for _, r := range resolve(sc) {
+		out = append(out, r.label)
+	}
+	return out
+}
+
+// Evaluate implements experiment.Sweeper.
+func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	if cfg(sc).Kind == polynomialKind {
+		return evalPolynomial(ctx, sc)
+	}
+	return evalFedGainRaw(ctx, sc)
+}
+
+// SweepStat implements experiment.Sweeper: the federation gain aggregates
+// over the trials as PAPERS.md §8 says (fedGainStat); the polynomial's
+// metrics are plain means.
+func (Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
+	if cfg(sc).Kind == polynomialKind {
+		return nil
+	}
+	return fedGainStat(sc)
+}
+
+// validateSweep rejects what the closed-form sweeps cannot do.
+func validateSweep(sc experiment.Scenario) error {
+	if err := validateClosedForm(sc); err != nil {
+		return err
+	}
+	if cfg(sc).Kind == polynomialKind {
+		if err := polynomial(cfg(sc)).Validate(); err != nil {
+			return &experiment.InputError{Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+// validateClosedForm rejects minibatch racers: the sweeps use the affine
+// round map of full-batch FedAvg and FedProx (algorithms.RoundMap).
+func validateClosedForm(sc experiment.Scenario) error {
+	for _, r := range resolve(sc) {
+		if r.batch != 0 {
+			return experiment.Errorf("batch=%d (racer %s): sweeps use full-batch local updates, their closed-form round maps; allowed: batch=0",
+				r.batch, r.label)
+		}
+	}
+	return nil
+}
+
+// evalFedGain returns one trial's FG per racer and gainer: the ratio of the
+// client's local error to its federated error in this trial alone.
+func evalFedGain(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	raw, err := evalFedGainRaw(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(raw))
+	for r, row := range raw {
+		out[r] = make([]float64, len(gainerNames))
+		for j := range out[r] {
+			local, curve := fedGainSplit(row, j)
+			out[r][j] = model.Gain(local, slices.Min(curve), cfg(sc).Squared)
+		}
+	}
+	return out, nil
+}
+
+// gainerNames are the clients whose FG is reported, in metric order.
+var gainerNames = []string{"scarce", "rich"}
+
+// evalFedGainRaw returns one trial's raw material for FG, per racer: the
+// local errors ‖θ̂_j − θ_j*‖ of the gainers, then each gainer's federated
+// error curve ‖θ_t − θ_j*‖ over t = 0…T (min mode), or its one value at the
+// final round or the limit (fedGainSplit reads it back). NaN for a gainer
+// the federation lacks.
+func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	fed, err := cfg(sc).Data.Generate(sc.Seed)
+	if err != nil {
+		return nil, &experiment.InputError{Msg: err.Error()}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	scarce, rich := model.GainClients(fed)
+	gainers := []int{scarce, rich}
+	local := make([]float64, len(gainers))
+	for k, j := range gainers {
+		local[k] = math.NaN()
+		if j >= 0 {
+			c := &fed.Clients[j]
+			est := model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support)
+			local[k] = model.Distance(est, c.Truth)
+		}
+	}
+	errs := func(theta, out []float64) {
+		for k, j := range gainers {
+			out[k] = math.NaN()
+			if j >= 0 {
+				out[k] = model.Distance(theta, fed.Clients[j].Truth)
+			}
+		}
+	}
+	curves, err := federatedCurves(ctx, sc, fed, len(gainers), errs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(curves))
+	for r, c := range curves {
+		row := append([]float64(nil), local...)
+		for j := range gainers {
+			row = append(row, c[j]...)
+		}
+		out[r] = row
+	}
+	return out, nil
+}
+
+// fedGainSplit reads gainer j's local error and federated error curve from
+// a racer's row of evalFedGainRaw.
+func fedGainSplit(row []float64, j int) (local float64, curve []float64) {
+	k := len(gainerNames)
+	n := (len(row) - k) / k
+	if n < 1 || j >= k {
+		return math.NaN(), nil // not a row of evalFedGainRaw
+	}
+	return row[j], row[k+j*n : k+(j+1)*n]
+}
+
+// fedGainStat aggregates FG over the trials as PAPERS.md §8 recommends: the
+// trial-averaged local error over the minimum, across rounds, of the
+// trial-averaged federated error curve (the final value or the limit in the
+// other modes); with the squared ratio, the mean squared errors, as in the
+// definition FG_j = R_loc_j / R_fed_j (§1.8). The spread is the sample
+// standard deviation of the per-trial ratios.
+func fedGainStat(sc experiment.Scenario) experiment.StatFunc {
+	squared := cfg(sc).Squared
+	pow := func(x float64) float64 {
+		if squared {
+			return x * x
+		}
+		return x
+	}
+	return func(cells [][][]float64, racer, j int) (float64, float64, int) {
+		var localSum float64
+		var curveSum, ratios []float64
+		for _, c := range cells {
+			if c == nil {
+				continue
+			}
+			if racer >= len(c) {
+				continue
+			}
+			local, curve := fedGainSplit(c[racer], j)
+			if !finite(local) || len(curve) == 0 || !allFinite(curve) {
+				continue
+			}
+			if curveSum == nil {
+				curveSum = make([]float64, len(curve))
+			}
+			localSum += pow(local)
+			for t, e := range curve {
+				curveSum[t] += pow(e)
+			}
+			ratios = append(ratios, model.Gain(local, slices.Min(curve), squared))
+		}
+		n := len(ratios)
+		if n == 0 {
+			return math.NaN(), math.NaN(), 0
+		}
+		mean := localSum / slices.Min(curveSum) // the 1/n factors cancel
+		return mean, experiment.SampleStd(ratios), n
+	}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+func allFinite(xs []float64) bool {
+	for _, x := range xs {
+		if !finite(x) {
+			return false
+		}
+	}
+	return true
+}
+
+func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	fed, err := polynomial(cfg(sc)).Generate(sc.Seed)
+	if err != nil {
+		return nil, &experiment.InputError{Msg: err.Error()}
+	}
+	delta := make([]float64, fed.Dim)
+	mse := func(theta, out []float64) {
+		for k := range delta {
+			delta[k] = theta[k] - fed.Truth[k]
+		}
+		out[0] = model.IntegratedSquare(delta)
+	}
+	out, err := federatedErrors(ctx, sc, fed, 1, mse)
+	if err != nil {
+		return nil, err
+	}
+	for i, row := range out {
+		out[i] = []float64{row[0], 1 / row[0]}
+	}
+	return out, nil
+}
+
+// federatedErrors returns, for every racer, the k errors that errs measures
+// of its federated model: at the closed-form limit, at the final round T, or
+// the minimum over rounds t = 0, …, T from θ_0 = 0 (PAPERS.md §8), each
+// error minimised separately.
+func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
+	errs func(theta, out []float64)) ([][]float64, error) {
+	curves, err := federatedCurves(ctx, sc, fed, k, errs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]float64, len(curves))
+	for i, c := range curves {
+		out[i] = make([]float64, k)
+		for j := range out[i] {
+			out[i][j] = slices.Min(c[j])
+		}
+	}
+	return out, nil
+}
+
+// federatedCurves returns, for every racer and each of the k errors that
+// errs measures, the error curve over rounds t = 0, …, T from θ_0 = 0 in min
+// mode, or the single error at the final round or at the closed-form limit
+// in the other modes. Rounds are the affine round map of the racer (one d×d
+// product per round), built once from the clients' spectra.
+func federatedCurves(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
+	errs func(theta, out []float64)) ([][][]float64, error) {
+	spectra := model.SubspaceSpectra(fed)
+	w := make([]float64, len(fed.Clients))
+	for i := range fed.Clients {
+		w[i] = float64(fed.Clients[i].N) / float64(fed.N())
+	}
+	racers := resolve(sc)
+	fedErr := cfg(sc).FedError
+	out := make([][][]float64, len(racers))
+	cur := make([]float64, k)
+	for i, r := range racers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := algorithms.NewFedProxMap(spectra, w, fed.Dim, r.eta)
+		if r.kind == KindFedAvg {
+			m = algorithms.NewFedAvgMap(spectra, w, fed.Dim, r.eta, r.steps)
+		}
+		out[i] = make([][]float64, k)
+		if fedErr == model.FedErrorLimit {
+			errs(m.Limit(), cur)
+			for j := range out[i] {
+				out[i][j] = []float64{cur[j]}
+			}
+			continue
+		}
+		theta, next := make([]float64, fed.Dim), make([]float64, fed.Dim)
+		errs(theta, cur) // t = 0
+		for j := range out[i] {
+			out[i][j] = []float64{cur[j]}
+		}
+		for t := 1; t <= sc.Rounds; t++ {
+			if t%256 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			m.Step(next, theta)
+			theta, next = next, theta
+			errs(theta, cur)
+			for j, e := range cur {
+				if math.IsNaN(out[i][j][0]) { // no such client
+					continue
+				}
+				if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
+					return nil, &experiment.RacerError{Label: r.label, Err: &algorithms.DivergedError{Round: t, Eta: r.eta, Limit: math.NaN()}}
+				}
+				if fedErr == model.FedErrorFinal {
+					out[i][j][0] = e
+				} else {
+					out[i][j] = append(out[i][j], e)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// polynomial returns the E000-5 federation of a configuration: the data
+// knobs clients, samples, noise and dim (= degree + 1) are reused.
+func polynomial(c Config) datasets.Polynomial {
+	d := c.Data
+	return datasets.Polynomial{Clients: d.Clients, Samples: d.Samples, Degree: d.Dim - 1, Noise: d.Noise}
+}
+
+// SweepSummary implements experiment.Sweeper.
+func (Family) SweepSummary(sc experiment.Scenario) string {
+	c, s := cfg(sc), sc.Sweep
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, experiment.FormatFloat(s.Grid[0]), experiment.FormatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
+	d := c.Data
+	if c.Kind == polynomialKind {
+		fmt.Fprintf(&b, "M=%d, σ=%s, η=%s", d.Clients, experiment.FormatFloat(d.Noise), experiment.FormatFloat(c.Eta))
+	} else {
+		fmt.Fprintf(&b, "M=%d, d=%d, %d×%d + %d×%d, σ=%s", d.Clients, d.Dim, d.ScarceClients, d.ScarceSamples,
+			d.Clients-d.ScarceClients, d.Samples, experiment.FormatFloat(d.Noise))
+		if s.Knob != "gamma" {
+			fmt.Fprintf(&b, ", Γ=%s", experiment.FormatFloat(d.Gamma))
+		}
+		if s.Knob == "subspace_dim" {
+			fmt.Fprintf(&b, ", η=%s·r/d", experiment.FormatFloat(c.Eta))
+		} else {
+			fmt.Fprintf(&b, ", η=%s", experiment.FormatFloat(c.Eta))
+		}
+	}
+	switch c.FedError {
+	case model.FedErrorLimit:
+		b.WriteString(" · limit")
+	case model.FedErrorFinal:
+		fmt.Fprintf(&b, " · round %d", sc.Rounds)
+	default:
+		fmt.Fprintf(&b, " · min over %d rounds", sc.Rounds)
+	}
+	return b.String()
+}

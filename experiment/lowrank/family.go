@@ -1,0 +1,265 @@
+// Package lowrank is the family of paper 001 (`001_7cbbc8d4aab6065c.txt`,
+// PAPERS.md §2): FedLRGD against its local-SGD FedAvg baseline on the
+// soft-label logistic loss of Appendix A, with the suboptimality drawn
+// against the federated oracle complexity.
+package lowrank
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// Family is paper 001's family; its zero value is ready to use.
+type Family struct{}
+
+// Name implements experiment.Family.
+func (Family) Name() string { return "lowrank" }
+
+// Paper implements experiment.Family.
+func (Family) Paper() string { return "001_7cbbc8d4aab6065c.txt (PAPERS.md §2)" }
+
+// Config is the family's part of a scenario (PAPERS.md §8, 001): m clients
+// with s samples in d features; FedAvg's b is LocalSteps.
+type Config struct {
+	Clients, Samples, Dim int
+	LocalSteps            int     // b of FedAvg racers that do not pin s
+	Rank                  int     // r of FedLRGD racers that do not pin r=
+	Iters                 int     // S
+	Phi                   float64 // φ
+	Mu                    float64 // μ of the logistic loss
+	Shift                 float64 // client covariate shift in [0,1]
+	Racers                []experiment.RacerSpec
+}
+
+func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
+
+// Kinds of racer.
+const (
+	KindFedLRGD = "fedlrgd"
+	KindFedAvg  = "fedavg"
+)
+
+const (
+	maxClients = 10_000
+	maxSamples = 1_000_000
+	maxSteps   = 1_000
+	maxDim     = 100
+	maxRank    = 200
+)
+
+var racerKinds = []experiment.RacerKind{
+	{Name: KindFedLRGD, Options: []experiment.RacerOption{{Key: "r", Min: 1, Max: maxRank}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}}},
+}
+
+// Ladders of the live keys.
+var (
+	rankLadder  = []float64{3, 5, 10, 20, 40} // PAPERS.md §8, 001
+	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
+)
+
+// Presets implements experiment.Family.
+func (Family) Presets() []experiment.Preset {
+	return []experiment.Preset{
+		{Name: "lowrank", Summary: "FedLRGD r=3,5,10,40 vs FedAvg: suboptimality against federated oracle complexity (paper 001)", Build: lowRank},
+	}
+}
+
+// lowRank is the FedLRGD preset of PAPERS.md §8 (paper 001): soft-label
+// logistic loss with μ = 0.1 in d = 5, m = 100 clients with s = 50 samples,
+// FedLRGD with r = 3, 5, 10 (follows `rank`) and 40, S = 200, step 1/L1,
+// φ = 100, τ = 1, against FedAvg with b = 10 local SGD steps; 250 epochs
+// (enough for r = 40: r + 1 + S = 241).
+func lowRank() experiment.Scenario {
+	return experiment.Scenario{
+		Family: Family{},
+		Rounds: 250,
+		Seed:   1,
+		Config: Config{Clients: 100, Samples: 50, Dim: 5, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
+			Racers: []experiment.RacerSpec{
+				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 3}}},
+				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 5}}},
+				{Kind: KindFedLRGD},
+				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 40}}},
+				{Kind: KindFedAvg},
+			}},
+	}
+}
+
+// Knobs implements experiment.Family.
+func (Family) Knobs(experiment.Scenario) []experiment.Knob {
+	return []experiment.Knob{
+		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "b", Desc: "FedAvg local SGD steps b",
+				Step: experiment.LadderStep(stepsLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).LocalSteps) },
+					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.LocalSteps = int(v) }) })}),
+		experiment.IntKnob("clients", "number of clients m", 1, maxClients, func(c *Config) *int { return &c.Clients }),
+		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, func(c *Config) *int { return &c.Dim }),
+		experiment.IntKnob("samples", "samples s per client", 1, maxSamples, func(c *Config) *int { return &c.Samples }),
+		experiment.IntKnob("rank", "FedLRGD rank r (server samples) of racers that do not pin r", 1, maxRank, func(c *Config) *int { return &c.Rank }).
+			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "rank", Desc: "FedLRGD rank r",
+				Step: experiment.LadderStep(rankLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).Rank) },
+					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Rank = int(v) }) })}),
+		experiment.IntKnob("gd_iters", "FedLRGD inexact gradient steps S", 1, 100_000, func(c *Config) *int { return &c.Iters }),
+		experiment.FloatKnob("phi", "φ, cost of one upload in gradient evaluations", true, func(c *Config) *float64 { return &c.Phi }),
+		experiment.FloatKnob("mu", "μ of the logistic loss", false, func(c *Config) *float64 { return &c.Mu }),
+		experiment.FloatKnob("shift", "client covariate shift in [0,1]", true, func(c *Config) *float64 { return &c.Shift }),
+		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
+	}
+}
+
+// Validate implements experiment.Family.
+func (Family) Validate(sc experiment.Scenario) error {
+	c := cfg(sc)
+	bad := experiment.Errorf
+	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
+		return err
+	}
+	switch {
+	case c.Clients < 1 || c.Clients > maxClients:
+		return bad("clients=%d: must lie in 1..%d", c.Clients, maxClients)
+	case c.LocalSteps < 1:
+		return bad("local_steps=%d: must be ≥ 1", c.LocalSteps)
+	case c.Dim < 1 || c.Dim > maxDim:
+		return bad("dim=%d: must lie in 1..%d", c.Dim, maxDim)
+	case c.Samples < 1:
+		return bad("samples=%d: must be ≥ 1", c.Samples)
+	case !(c.Mu > 0):
+		return bad("mu=%v: must be > 0", c.Mu)
+	case c.Shift > 1:
+		return bad("shift=%v: must lie in [0, 1]", c.Shift)
+	case c.Iters < 1:
+		return bad("gd_iters=%d: must be ≥ 1", c.Iters)
+	}
+	if err := softLabels(sc).Validate(); err != nil {
+		return bad("%v", err)
+	}
+	return nil
+}
+
+// Help implements experiment.Family.
+func (Family) Help(experiment.Scenario) string {
+	return "Suboptimality F(θ_t) − F* and the gradient norm per epoch; x switches the x axis to the cumulative federated oracle complexity Γ."
+}
+
+// metrics are the per-epoch metrics (PAPERS.md §2.3, §6).
+var metrics = []experiment.Metric{
+	{Name: "suboptimality", Caption: "suboptimality F(θ_t) − F*", Short: "F−F*", Log: true},
+	{Name: "oracle", Caption: "federated oracle complexity Γ", Short: "Γ", Log: true, XAxis: true},
+	{Name: "comm_up", Caption: "numbers uploaded", Short: "up"},
+	{Name: "comm_down", Caption: "numbers downloaded", Short: "down"},
+	{Name: "grad_norm", Caption: "gradient norm ‖∇F(θ_t)‖", Short: "‖∇F‖", Log: true},
+	{Name: "est_error", Caption: "distance to the minimiser ‖θ_t − θ_opt‖", Short: "‖θ−θ_opt‖", Log: true},
+}
+
+// Metrics implements experiment.Family.
+func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
+
+// resolved is a racer with its parameters filled in.
+type resolved struct {
+	spec  experiment.RacerSpec
+	label string
+	rank  int // FedLRGD
+	steps int // FedAvg
+}
+
+// resolve fills the racers' unpinned parameters; duplicates are kept once.
+func resolve(sc experiment.Scenario) []resolved {
+	c := cfg(sc)
+	var out []resolved
+	seen := map[string]bool{}
+	for _, spec := range c.Racers {
+		r := resolved{spec: spec}
+		switch spec.Kind {
+		case KindFedLRGD:
+			v, _ := spec.Opt("r")
+			if r.rank = int(v); r.rank == 0 {
+				r.rank = c.Rank
+			}
+			r.label = fmt.Sprintf("FedLRGD r=%d", r.rank)
+		case KindFedAvg:
+			v, _ := spec.Opt("s")
+			if r.steps = int(v); r.steps == 0 {
+				r.steps = c.LocalSteps
+			}
+			r.label = fmt.Sprintf("FedAvg b=%d", r.steps)
+		default:
+			continue
+		}
+		if seen[r.label] {
+			continue
+		}
+		seen[r.label] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// Racers implements experiment.Family.
+func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
+	c := cfg(sc)
+	var out []experiment.Racer
+	for _, r := range resolve(sc) {
+		var alg algorithms.FederatedAlgorithm = algorithms.LocalSGD{Steps: r.steps, Phi: c.Phi, Seed: sc.Seed}
+		if r.spec.Kind == KindFedLRGD {
+			alg = algorithms.FedLRGD{Rank: r.rank, Iters: c.Iters, Phi: c.Phi, Seed: sc.Seed}
+		}
+		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
+	}
+	return out
+}
+
+func runner(alg algorithms.FederatedAlgorithm) func(context.Context, any, int, func(experiment.Round)) error {
+	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
+		return alg.Run(ctx, data.(*model.Federated), rounds, func(r algorithms.EpochRound) {
+			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
+				Values: []float64{r.Subopt, r.Oracle, r.CommUp, r.CommDown, r.GradNorm, r.OptDist}})
+		})
+	}
+}
+
+// maxRankOf is the largest rank of the scenario's FedLRGD racers: the server
+// holds that many samples, so racers of every rank share one objective.
+func maxRankOf(sc experiment.Scenario) int {
+	r := 1
+	for _, x := range resolve(sc) {
+		r = max(r, x.rank)
+	}
+	return r
+}
+
+// softLabels is the data configuration of the scenario.
+func softLabels(sc experiment.Scenario) datasets.SoftLabels {
+	c := cfg(sc)
+	return datasets.SoftLabels{Clients: c.Clients, Samples: c.Samples, Dim: c.Dim, Server: maxRankOf(sc), Shift: c.Shift}
+}
+
+// DataKey implements experiment.Family.
+func (Family) DataKey(sc experiment.Scenario) string {
+	return fmt.Sprintf("%#v|%v|%d", softLabels(sc), cfg(sc).Mu, sc.Seed)
+}
+
+// Prepare implements experiment.Family: the data and F* of the problem.
+func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
+	d, err := softLabels(sc).Generate(sc.Seed)
+	if err != nil {
+		return nil, &experiment.InputError{Msg: err.Error()}
+	}
+	loss := model.Logistic{Dim: d.Dim, Mu: cfg(sc).Mu}
+	return model.NewFederated(loss, d.Dim+1, d.Server, d.Clients, 1), nil
+}
+
+// Facts implements experiment.Family.
+func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
+	c := cfg(sc)
+	return experiment.Facts{
+		Summary: fmt.Sprintf("m=%d clients × s=%d, d=%d, S=%d, φ=%s, μ=%s", c.Clients, c.Samples, c.Dim, c.Iters,
+			experiment.FormatFloat(c.Phi), experiment.FormatFloat(c.Mu)),
+		Charts: []string{"suboptimality", "grad_norm"},
+	}
+}

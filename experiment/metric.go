@@ -1,0 +1,100 @@
+package experiment
+
+import "math"
+
+// Metric is one per-round metric of a family, declared once: its name is the
+// CSV column and the JSON key, its caption titles the chart and the readout,
+// and Log chooses the axis. The value is read from Round.Values at the
+// metric's position in the family's list.
+type Metric struct {
+	Name    string // snake_case column, e.g. grad_norm
+	Caption string // e.g. "gradient norm ‖∇ℓ(θ_t)‖"
+	Short   string // a few characters for readouts, e.g. "‖∇ℓ‖"; Name when empty
+	Log     bool   // drawn on a log axis (while the view's log toggle is on)
+	// XAxis marks a cumulative metric the run view can use as its x axis
+	// instead of the round (the oracle complexity of paper 001).
+	XAxis bool
+	// Bound names another metric of the same racer drawn dashed over this
+	// one: a bound the measured curve stays under (paper 002).
+	Bound string
+}
+
+// Label is the metric's short name for readouts.
+func (m Metric) Label() string {
+	if m.Short != "" {
+		return m.Short
+	}
+	return m.Name
+}
+
+// MetricIndex returns the position of the metric named name, or −1.
+func MetricIndex(ms []Metric, name string) int {
+	for i, m := range ms {
+		if m.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Round is what a racer reports after one communication round: what every
+// family has (index, model, phase, assignments) and the family's metric
+// values. A value that is not measured in a round is NaN (an empty CSV cell,
+// an omitted JSON key), never 0.
+type Round struct {
+	Index  int
+	Theta  []float64 // the global model (k×d cluster models for clustered racers)
+	Phase  int       // 1, 2, … for phased algorithms; 0 otherwise
+	Assign []int     // clients' cluster labels, relabelled to the truth; nil otherwise
+	Values []float64 // one per metric, in Family.Metrics order
+}
+
+// Value returns the round's value of metric i (NaN when out of range).
+func (r *Round) Value(i int) float64 {
+	if i < 0 || i >= len(r.Values) {
+		return math.NaN()
+	}
+	return r.Values[i]
+}
+
+// Facts describe a scenario for the views, before the data are prepared and
+// again once they are (Family.Facts).
+type Facts struct {
+	// Summary is the one-line description under the title (M clients, d,
+	// N, σ, heterogeneity…), with what is known once the data are ready
+	// (e.g. the realised Γ, PAPERS.md §8).
+	Summary string
+	// Charts names the metrics the run view draws, in order.
+	Charts []string
+	// Levels are horizontal dashed lines: references (the error of pooled
+	// least squares) and, marked Theory, the papers' predictions.
+	Levels []Level
+	// Notes say how defaults were resolved (e.g. "bandwidth σ²=… from the
+	// median pairwise distance"): shown once by every front end.
+	Notes []string
+	// Warnings say that something ran outside the regime the paper covers,
+	// or fell back: never passed over silently.
+	Warnings []string
+	// Clusters, when set, asks for the cluster view (paper 004).
+	Clusters *ClusterInfo
+}
+
+// Level is a horizontal line on the chart of one metric.
+type Level struct {
+	Metric string  // the chart it belongs to
+	Value  float64 // its height
+	Label  string  // legend text, e.g. "pooled least squares"
+	Theory bool    // a paper's prediction (toggled with the theory overlays)
+}
+
+// ClusterInfo is what the cluster view needs to know about the data: the
+// true label and size of every client, the separation, and the stability
+// constants (PAPERS.md §8: "the UI should print gamma and kappa").
+type ClusterInfo struct {
+	K            int
+	Labels       []int
+	Sizes        []int
+	Delta        float64
+	Gamma, Kappa float64
+	Phase1Rounds int
+}

@@ -1,0 +1,192 @@
+package newton
+
+import (
+	"fmt"
+
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// Ladders of the live keys.
+var (
+	etaLadder   = experiment.Decades([]float64{1, 1.5, 2, 3, 5, 7}, -4, 2)
+	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
+	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // PAPERS.md §8, 003
+)
+
+// Knobs implements experiment.Family.
+func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
+	c := cfg(sc)
+	data := func(f func(*Data) *float64) func(*Config) *float64 {
+		return func(c *Config) *float64 { return f(&c.Data) }
+	}
+	idata := func(f func(*Data) *int) func(*Config) *int { return func(c *Config) *int { return f(&c.Data) } }
+	alpha := experiment.FloatKnob("alpha", "data heterogeneity α (variance of the clients' mean shifts)", true, data(func(d *Data) *float64 { return &d.Alpha }))
+	if c.Data.DataPath == "" && !sc.IsSweep() {
+		alpha = alpha.WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "α", Desc: "data heterogeneity α",
+			Step: experiment.LadderStep(alphaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Data.Alpha },
+				func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Data.Alpha = v }) })})
+	}
+	out := []experiment.Knob{
+		experiment.FloatKnob("eta", "FedAvg learning rate η", false, func(c *Config) *float64 { return &c.Eta }).
+			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "FedAvg learning rate η",
+				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
+					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
+		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "FedAvg local steps s", Step: stepLocalSteps}),
+		experiment.IntKnob("clients", "number of clients m", 1, maxClients, idata(func(d *Data) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "input dimension d of the synthetic data", 1, maxDim, idata(func(d *Data) *int { return &d.Dim })),
+		samplesKnob(),
+		alpha,
+		experiment.FloatKnob("beta", "model heterogeneity β (variance of the clients' model vectors)", true, data(func(d *Data) *float64 { return &d.Beta })),
+		experiment.FloatKnob("noise_var", "label-noise variance", true, data(func(d *Data) *float64 { return &d.NoiseVar })),
+		experiment.IntKnob("test_size", "synthetic test points", 1, maxSamples, idata(func(d *Data) *int { return &d.TestSize })),
+		experiment.IntKnob("rff_dim", "random Fourier features M", 1, 5000, idata(func(d *Data) *int { return &d.RFFDim })),
+		experiment.FloatKnob("bandwidth", "kernel bandwidth σ² (0 = from the median pairwise distance)", true, data(func(d *Data) *float64 { return &d.Bandwidth })),
+		experiment.FloatKnob("lambda", "ridge regularisation λ", false, data(func(d *Data) *float64 { return &d.Lambda })),
+		experiment.FloatKnob("lambda_prox", "FedProx proximal weight λ_prox", false, func(c *Config) *float64 { return &c.LambdaProx }),
+		dataKnob(),
+		experiment.TextKnob("test", "a test file in the data file's format (default: a seeded hold-out split)",
+			func(c *Config) string { return c.Data.TestPath },
+			func(c *Config, v string) error {
+				if v != "" {
+					if err := readable(v); err != nil {
+						return err
+					}
+				}
+				c.Data.TestPath = v
+				return nil
+			}),
+		experiment.TextKnob("partition", "how a data file is dealt to clients: iid or dirichlet",
+			func(c *Config) string {
+				if c.Data.DirichletC > 0 {
+					return "dirichlet"
+				}
+				return "iid"
+			},
+			func(c *Config, v string) error {
+				switch v {
+				case "iid":
+					c.Data.DirichletC = 0
+				case "dirichlet":
+					if c.Data.DirichletC == 0 {
+						c.Data.DirichletC = 0.5
+					}
+				default:
+					return fmt.Errorf("must be iid or dirichlet")
+				}
+				return nil
+			}),
+		experiment.FloatKnob("dirichlet_c", "Dirichlet concentration c (label skew; sizes only for regression; 0 = iid)", true, data(func(d *Data) *float64 { return &d.DirichletC })),
+		experiment.IntKnob("min_size", "smallest client of a Dirichlet split", 1, maxSamples, idata(func(d *Data) *int { return &d.MinSize })),
+		experiment.FloatKnob("holdout", "hold-out fraction for testing when there is no test file", false, data(func(d *Data) *float64 { return &d.Holdout })),
+		experiment.TextKnob("task", "auto, classification or regression (auto: whole-number labels with at most 100 values are classes)",
+			func(c *Config) string { return c.Data.Task },
+			func(c *Config, v string) error {
+				if v != "auto" && v != "classification" && v != "regression" {
+					return fmt.Errorf("must be auto, classification or regression")
+				}
+				c.Data.Task = v
+				return nil
+			}),
+		experiment.TextKnob("label_column", "where a CSV file keeps the label: first or last",
+			func(c *Config) string {
+				if c.Data.LabelLast {
+					return "last"
+				}
+				return "first"
+			},
+			func(c *Config, v string) error {
+				if v != "first" && v != "last" {
+					return fmt.Errorf("must be first or last")
+				}
+				c.Data.LabelLast = v == "last"
+				return nil
+			}),
+		experiment.BoolKnob("scale", "scale features to [0,1] on the training set", func(c *Config) *bool { return &c.Data.Scale }),
+		experiment.BoolKnob("tune", "grid-search bandwidth and λ on a validation split (§4.5)", func(c *Config) *bool { return &c.Data.Tune }),
+		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
+	}
+	if sc.IsSweep() {
+		out = append(out, experiment.TrialsKnob())
+		if sc.Sweep.Knob == "alpha" || sc.Sweep.Knob == "beta" {
+			out = append(out, sweepKnob)
+		}
+		if sc.Sweep.Knob == "clients" {
+			out = append(out, experiment.IntKnob("total_samples", "|D|, training samples in all of the local-size sweep (samples = total_samples/clients)",
+				1, maxSamples, func(c *Config) *int { return &c.Total }))
+		}
+	}
+	return out
+}
+
+// samplesKnob is |D_j|; the local-size sweep derives it from total_samples.
+func samplesKnob() experiment.Knob {
+	k := experiment.IntKnob("samples", "samples |D_j| per client (synthetic)", 1, maxSamples, func(c *Config) *int { return &c.Data.Samples })
+	return experiment.NewKnob(k.Name, k.Help, func(s *experiment.Scenario) string { return k.Get(*s) },
+		func(s *experiment.Scenario, v string) error {
+			if s.Sweep.Knob == "clients" {
+				return fmt.Errorf("the local-size sweep sets samples = total_samples/clients; set total_samples")
+			}
+			return experiment.SetKnob(k, s, v)
+		})
+}
+
+// dataKnob switches any scenario to a run on a user's data file: the first
+// data= on a scenario without one opens the data scenario (keeping the
+// seed), so that a preset's synthetic hyper-parameters do not leak into a
+// file run.
+func dataKnob() experiment.Knob {
+	k := experiment.NewKnob("data", "a LIBSVM or CSV data file (by extension: .csv is CSV) to race on instead of synthetic data",
+		func(s *experiment.Scenario) string { return cfg(*s).Data.DataPath },
+		func(s *experiment.Scenario, v string) error {
+			if v == "" {
+				experiment.Update(s, func(c *Config) { c.Data.DataPath = "" })
+				return nil
+			}
+			if err := readable(v); err != nil {
+				return err
+			}
+			if cfg(*s).Data.DataPath == "" {
+				*s = dataScenario(s.Seed)
+			}
+			experiment.Update(s, func(c *Config) { c.Data.DataPath = v })
+			return nil
+		})
+	k.Open = dataScenario
+	return k
+}
+
+// sweepKnob is `sweep`, which picks the knob newton-heterogeneity varies.
+// Switching resets the other heterogeneity to 0, as E003-3/4 keep it off;
+// set it after sweep= to combine both.
+var sweepKnob = func() experiment.Knob {
+	k := experiment.NewKnob("sweep", "what newton-heterogeneity varies: alpha (E003-3) or beta (E003-4)",
+		func(s *experiment.Scenario) string { return s.Sweep.Knob },
+		func(s *experiment.Scenario, v string) error {
+			if v != "alpha" && v != "beta" {
+				return fmt.Errorf("must be alpha or beta")
+			}
+			if v != s.Sweep.Knob {
+				experiment.Update(s, func(c *Config) { c.Data.Alpha, c.Data.Beta = 0, 0 })
+			}
+			s.Sweep = heterogeneitySpec(v)
+			return nil
+		})
+	k.Early = true
+	return k
+}()
+
+// stepLocalSteps moves s along its ladder; it says so when no racer follows
+// it.
+func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
+	experiment.Update(&sc, func(c *Config) {
+		c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
+	})
+	c := cfg(sc)
+	for _, r := range c.Racers {
+		if _, pinned := r.Opt("s"); r.Kind == KindFedAvg && !pinned {
+			return sc, nil
+		}
+	}
+	return sc, experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
+}

@@ -1,0 +1,223 @@
+package newton
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+)
+
+// The sweeps of paper 003 (PAPERS.md §4.7, defaults of §8): E003-2 varies
+// the number of clients m at a fixed |D|, so that the local size
+// |D_j| = |D|/m shrinks; E003-3/4 vary the data heterogeneity α and the
+// model heterogeneity β at m = 20, |D_j| = 500. Every (grid value, trial)
+// generates its federation and random features once (seed Seed+trial) and
+// shares them, read-only, with every racer; the FedNewton curves t = 1, 2,
+// 4, 8 are read off one 8-round run.
+
+// DivergedMetric names the metric of the newton sweeps that is 1 in a trial
+// where the racer diverged (its test MSE is then left out).
+const DivergedMetric = "diverged"
+
+// newtonSweepT are the FedNewton round counts drawn as curves (§8, as in
+// Table 3 of paper 003).
+var newtonSweepT = []int{1, 2, 4, 8}
+
+// SweepMetrics implements experiment.Sweeper: per trial, the test MSE of
+// every racer (FedNewton once per t), whether it diverged, and for the
+// heterogeneity sweeps the empirical Δ_Dj and Δ_fj of the data.
+func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
+	out := []experiment.SweepMetric{
+		{Name: "test_mse", Caption: "test MSE", Ref: math.NaN()},
+		{Name: DivergedMetric, Caption: "fraction of trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
+	}
+	if !measuresHeterogeneity(sc) {
+		out = append(out, experiment.SweepMetric{Name: "local_size", Caption: "samples per client |D_j| = |D|/m", Ref: math.NaN(), TableOnly: true})
+	} else {
+		out = append(out,
+			experiment.SweepMetric{Name: "delta_data", Caption: "empirical data heterogeneity Δ_Dj (p_j-weighted mean)", Ref: math.NaN(), TableOnly: true},
+			experiment.SweepMetric{Name: "delta_model", Caption: "empirical model heterogeneity Δ_fj (p_j-weighted mean)", Ref: math.NaN(), TableOnly: true})
+	}
+	return out
+}
+
+// measuresHeterogeneity reports whether a newton sweep, or one of its point
+// scenarios (which no longer know what was swept), measures the empirical
+// Δ_Dj and Δ_fj: all but the local-size sweep (the one with total_samples),
+// whose data are homogeneous and whose many small clients would make the
+// power iterations of Δ_Dj cost more than the racers.
+func measuresHeterogeneity(sc experiment.Scenario) bool { return cfg(sc).Total == 0 }
+
+// newtonSweepLabels are the racers' labels, a FedNewton racer expanding into
+// one curve per t.
+func (Family) SweepLabels(sc experiment.Scenario) []string {
+	var out []string
+	for _, r := range (Family{}).Racers(sc) {
+		if r.Spec.Kind == KindFedNewton {
+			for _, t := range newtonSweepT {
+				out = append(out, fmt.Sprintf("%s t=%d", r.Label, t))
+			}
+			continue
+		}
+		out = append(out, r.Label)
+	}
+	return out
+}
+
+// evalNewtonSweep evaluates one (grid value, trial): KRR and DKRR are read
+// after one round (they do not iterate), FedNewton after t = 1, 2, 4, 8 of
+// one run, FedAvg and FedProx after sc.Rounds rounds. A racer that diverges
+// (algorithms.DivergedError, e.g. FedNewton with too few samples per client
+// for its local Hessians, the Υ > 1 regime) has no test MSE from that round
+// on (+Inf, which the table leaves out) and diverged = 1.
+func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	nd, p, err := synthetic(sc)
+	if err != nil {
+		return nil, err
+	}
+	extra := []float64{float64(cfg(sc).Data.Samples)}
+	if measuresHeterogeneity(sc) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		dd, _ := p.DataHeterogeneity()
+		df, _ := nd.ModelHeterogeneity()
+		extra = []float64{dd, df}
+	}
+	row := func(mse float64) []float64 {
+		div := 0.0
+		if math.IsInf(mse, 1) {
+			div = 1
+		}
+		return append([]float64{mse, div}, extra...)
+	}
+	var out [][]float64
+	for _, r := range (Family{}).Racers(sc) {
+		rounds := sc.Rounds
+		switch r.Spec.Kind {
+		case KindKRR, KindDKRR:
+			rounds = 1
+		case KindFedNewton:
+			rounds = newtonSweepT[len(newtonSweepT)-1]
+		}
+		mse, err := ridgeMSE(ctx, r, p, rounds)
+		if err != nil {
+			return nil, err
+		}
+		if r.Spec.Kind == KindFedNewton {
+			for _, t := range newtonSweepT {
+				out = append(out, row(mse[t-1]))
+			}
+			continue
+		}
+		out = append(out, row(mse[rounds-1]))
+	}
+	return out, nil
+}
+
+// ridgeMSE runs a ridge racer for the given rounds and returns its test MSE
+// after each, +Inf from the round it diverged at.
+func ridgeMSE(ctx context.Context, r experiment.Racer, p *model.Ridge, rounds int) ([]float64, error) {
+	mse := make([]float64, rounds)
+	for i := range mse {
+		mse[i] = math.Inf(1)
+	}
+	err := r.Run(ctx, &Prepared{Ridge: p}, rounds, func(rd experiment.Round) { mse[rd.Index-1] = rd.Values[0] })
+	var de *algorithms.DivergedError
+	if err != nil && !errors.As(err, &de) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &experiment.RacerError{Label: r.Label, Err: err}
+	}
+	return mse, nil
+}
+
+// newtonSweepBase is the data and the racers of the newton sweeps: the
+// newton-rounds preset's settings (d = 10, noise variance 0.2, 2500 test
+// points, M = 200 random features, σ² = 20 and λ = λ_prox = 1e-4 with the
+// departures from Table 2 newtonRounds explains, FedAvg η = 0.001 with
+// s = 2), FedAvg and FedProx after 8 rounds (the largest t of FedNewton),
+// 10 trials (the paper's).
+func newtonSweepBase() experiment.Scenario {
+	sc := newtonRounds()
+	experiment.Update(&sc, func(c *Config) { c.Data.Alpha, c.Data.Beta = 0, 0 })
+	sc.Rounds = 8
+	sc.Trials = 10
+	return sc
+}
+
+// newtonLocalSize is E003-2: m ∈ {5, 10, 20, 25, 40, 50, 80, 100, 125}
+// clients sharing |D| = 10000 samples (|D_j| = 2000 … 80), α = β = 0
+// (PAPERS.md §4.7, §8).
+func newtonLocalSize() experiment.Scenario {
+	sc := newtonSweepBase()
+	experiment.Update(&sc, func(c *Config) {
+		c.Total = 10000
+		c.Data.Clients, c.Data.Samples = 5, 2000
+	})
+	sc.Sweep = experiment.SweepSpec{Knob: "clients", Grid: []float64{5, 10, 20, 25, 40, 50, 80, 100, 125},
+		Label: "clients m (local size |D_j| = |D|/m)", Axis: "local_size", Check: checkData,
+		Adjust: func(p *experiment.Scenario) {
+			experiment.Update(p, func(c *Config) {
+				if c.Data.Clients > 0 {
+					c.Data.Samples = c.Total / c.Data.Clients
+				}
+			})
+		}}
+	return sc
+}
+
+// Grids of E003-3/4 (PAPERS.md §8).
+var (
+	alphaGrid = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}
+	betaGrid  = []float64{0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1}
+)
+
+// heterogeneitySpec is the sweep over α (E003-3) or β (E003-4).
+func heterogeneitySpec(knob string) experiment.SweepSpec {
+	if knob == "beta" {
+		return experiment.SweepSpec{Knob: "beta", Grid: betaGrid, Label: "model heterogeneity β", Axis: "delta_model", Check: checkData}
+	}
+	return experiment.SweepSpec{Knob: "alpha", Grid: alphaGrid, Label: "data heterogeneity α", Axis: "delta_data", Check: checkData}
+}
+
+// newtonHeterogeneity is E003-3 (α, covariate shift) and, with sweep=beta,
+// E003-4 (β, model shift): m = 20 clients with |D_j| = 500, the other
+// heterogeneity 0 (PAPERS.md §4.7, §8).
+func newtonHeterogeneity() experiment.Scenario {
+	sc := newtonSweepBase()
+	sc.Sweep = heterogeneitySpec("alpha")
+	return sc
+}
+
+// SweepSummary implements experiment.Sweeper.
+func (Family) SweepSummary(sc experiment.Scenario) string {
+	c, s := cfg(sc), sc.Sweep
+	d := c.Data
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, experiment.FormatFloat(s.Grid[0]), experiment.FormatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
+	if s.Knob == "clients" {
+		fmt.Fprintf(&b, "|D|=%d split over m clients, d=%d, α=%s, β=%s", c.Total, d.Dim, experiment.FormatFloat(d.Alpha), experiment.FormatFloat(d.Beta))
+	} else {
+		fmt.Fprintf(&b, "m=%d × %d, d=%d", d.Clients, d.Samples, d.Dim)
+		if s.Knob == "alpha" {
+			fmt.Fprintf(&b, ", β=%s", experiment.FormatFloat(d.Beta))
+		} else {
+			fmt.Fprintf(&b, ", α=%s", experiment.FormatFloat(d.Alpha))
+		}
+	}
+	fmt.Fprintf(&b, ", RFF %d, σ²=%s, λ=%s · FedAvg/FedProx %d rounds", d.RFFDim, experiment.FormatFloat(d.Bandwidth), experiment.FormatFloat(d.Lambda), sc.Rounds)
+	return b.String()
+}
+
+// SweepStat implements experiment.Sweeper: plain means.
+func (Family) SweepStat(experiment.Scenario) experiment.StatFunc { return nil }
+
+// checkData validates the synthetic data of a sweep's point scenario.
+func checkData(p experiment.Scenario) error { return cfg(p).Data.synthetic().Validate() }

@@ -1,0 +1,204 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Racer is a resolved racer of a scenario: its legend label, the spec it was
+// written as (its identity: glyph and colour follow it), and how to run it on
+// the data its family prepared.
+type Racer struct {
+	Label string
+	Spec  RacerSpec
+	// Run iterates rounds communication rounds on data (what Family.Prepare
+	// returned), emitting one Round each (the family's metric values in its
+	// Metrics order). A divergence is an *algorithms.DivergedError.
+	Run func(ctx context.Context, data any, rounds int, emit func(Round)) error
+}
+
+// RacerSpec is one racer as written in `--set algorithms=…`, e.g.
+// "fedavg:s=5": an algorithm and the parameters it pins. Unpinned
+// parameters follow the scenario.
+type RacerSpec struct {
+	Kind string
+	Opts []RacerOpt // in the order the kind declares its options
+}
+
+// RacerOpt is one pinned parameter of a racer.
+type RacerOpt struct {
+	Key   string
+	Value float64
+}
+
+// Opt returns the value of a pinned option and whether it is pinned.
+func (r RacerSpec) Opt(key string) (float64, bool) {
+	for _, o := range r.Opts {
+		if o.Key == key {
+			return o.Value, true
+		}
+	}
+	return 0, false
+}
+
+// With returns the spec with key pinned to v (options stay in the order
+// they were declared in, new ones at the end).
+func (r RacerSpec) With(key string, v float64) RacerSpec {
+	opts := slices.Clone(r.Opts)
+	for i := range opts {
+		if opts[i].Key == key {
+			opts[i].Value = v
+			return RacerSpec{Kind: r.Kind, Opts: opts}
+		}
+	}
+	return RacerSpec{Kind: r.Kind, Opts: append(opts, RacerOpt{key, v})}
+}
+
+// String returns the spec in the syntax ParseRacers reads.
+func (r RacerSpec) String() string {
+	var b strings.Builder
+	b.WriteString(r.Kind)
+	for _, o := range r.Opts {
+		fmt.Fprintf(&b, ":%s=%s", o.Key, FormatFloat(o.Value))
+	}
+	return b.String()
+}
+
+// Equal reports whether two specs name the same racer.
+func (r RacerSpec) Equal(o RacerSpec) bool { return r.String() == o.String() }
+
+// RacerKind declares one algorithm a family races and the options it takes.
+type RacerKind struct {
+	Name    string
+	Options []RacerOption
+}
+
+// RacerOption is one option of a racer kind: a whole number in [Min, Max],
+// or a real number in (Min, Max] when Real.
+type RacerOption struct {
+	Key      string
+	Min, Max float64
+	Real     bool
+}
+
+// Syntax writes the kinds as the help shows them, e.g.
+// "fedavg[:s=N][:eta=X], fedprox[:eta=X]".
+func Syntax(kinds []RacerKind) string {
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		var b strings.Builder
+		b.WriteString(k.Name)
+		for _, o := range k.Options {
+			v := "N"
+			if o.Real {
+				v = "X"
+			}
+			fmt.Fprintf(&b, "[:%s=%s]", o.Key, v)
+		}
+		parts[i] = b.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ParseRacers reads a comma-separated racer list such as
+// "fedavg:s=1,fedavg:s=5,fedprox" against the kinds a family declares.
+// Options are stored in the kind's declared order.
+func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
+	var out []RacerSpec
+	for _, item := range strings.Split(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		fields := strings.Split(item, ":")
+		name := strings.ToLower(fields[0])
+		i := slices.IndexFunc(kinds, func(k RacerKind) bool { return k.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown algorithm %q", name)
+		}
+		kind := kinds[i]
+		vals := map[string]float64{}
+		for _, opt := range fields[1:] {
+			key, val, _ := strings.Cut(opt, "=")
+			j := slices.IndexFunc(kind.Options, func(o RacerOption) bool { return o.Key == key })
+			if j < 0 {
+				return nil, fmt.Errorf("racer %q, option %q: unknown option", item, opt)
+			}
+			x, err := kind.Options[j].parse(val)
+			if err != nil {
+				return nil, fmt.Errorf("racer %q, option %q: %v", item, opt, err)
+			}
+			vals[key] = x
+		}
+		spec := RacerSpec{Kind: name}
+		for _, o := range kind.Options {
+			if x, ok := vals[o.Key]; ok {
+				spec.Opts = append(spec.Opts, RacerOpt{o.Key, x})
+			}
+		}
+		out = append(out, spec)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no racer given")
+	}
+	return out, nil
+}
+
+func (o RacerOption) parse(val string) (float64, error) {
+	if !o.Real {
+		n, err := strconv.Atoi(val)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a number", val)
+		}
+		if float64(n) < o.Min || float64(n) > o.Max {
+			return 0, fmt.Errorf("out of range %g..%g", o.Min, o.Max)
+		}
+		return float64(n), nil
+	}
+	x, err := strconv.ParseFloat(val, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number", val)
+	}
+	if !(x > o.Min && x <= o.Max) {
+		return 0, fmt.Errorf("out of range (%g, %g]", o.Min, o.Max)
+	}
+	return x, nil
+}
+
+// RacersKnob is the `algorithms` key of a family whose configuration C keeps
+// its racer list in field.
+func RacersKnob[C any](kinds []RacerKind, field func(*C) *[]RacerSpec) Knob {
+	return TextKnob("algorithms", "comma-separated racers: "+Syntax(kinds),
+		func(c *C) string {
+			specs := *field(c)
+			parts := make([]string, len(specs))
+			for i, r := range specs {
+				parts[i] = r.String()
+			}
+			return strings.Join(parts, ",")
+		},
+		func(c *C, v string) error {
+			rs, err := ParseRacers(v, kinds)
+			if err != nil {
+				return err
+			}
+			*field(c) = rs
+			return nil
+		})
+}
+
+// CheckRacers validates a racer list against kinds, as an *InputError.
+func CheckRacers(specs []RacerSpec, kinds []RacerKind) error {
+	if len(specs) == 0 {
+		return Errorf("algorithms: no racer selected; allowed: %s", Syntax(kinds))
+	}
+	for _, r := range specs {
+		if _, err := ParseRacers(r.String(), kinds); err != nil {
+			return Errorf("algorithms: %v", err)
+		}
+	}
+	return nil
+}

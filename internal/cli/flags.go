@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/experiment/registry"
+)
+
+// setFlags collects repeated --set key=value flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// scenarioFlags are the flags that choose a scenario, shared by the explorer
+// and the headless commands.
+type scenarioFlags struct {
+	preset string
+	rounds int
+	seed   int64
+	sets   setFlags
+	fs     *flag.FlagSet // tells an explicit --rounds 0 or --seed -1 from the defaults
+}
+
+// register adds --preset, --rounds, --seed and --set to a flag set.
+func (f *scenarioFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.preset, "preset", registry.DefaultPreset, "preset `name` (see `fedscope presets`)")
+	fs.IntVar(&f.rounds, "rounds", 0, "communication rounds (default: the preset's)")
+	fs.Int64Var(&f.seed, "seed", -1, "master seed (default: the preset's)")
+	fs.Var(&f.sets, "set", "scenario parameter `key=value` (repeatable)")
+	f.fs = fs
+}
+
+// given reports whether the flag was set on the command line.
+func (f *scenarioFlags) given(name string) bool {
+	found := false
+	if f.fs != nil {
+		f.fs.Visit(func(fl *flag.Flag) { found = found || fl.Name == name })
+	}
+	return found
+}
+
+// scenario builds the validated scenario the flags describe: the preset, the
+// assignments that switch the family (data=) or the swept knob (sweep=),
+// then --rounds and --seed, then the other assignments.
+func (f *scenarioFlags) scenario(cat *experiment.Catalog) (experiment.Scenario, error) {
+	p, err := cat.Lookup(f.preset)
+	if err != nil {
+		return experiment.Scenario{}, err
+	}
+	sc, rest, err := cat.ApplyEarly(p.Scenario(), f.sets)
+	if err != nil {
+		return experiment.Scenario{}, err
+	}
+	if f.rounds != 0 || f.given("rounds") {
+		if f.rounds < 1 || f.rounds > experiment.MaxRounds {
+			return experiment.Scenario{}, experiment.Errorf("--rounds %d: must lie in 1..%d", f.rounds, experiment.MaxRounds)
+		}
+		sc.Rounds = f.rounds
+	}
+	if f.seed != -1 || f.given("seed") {
+		if f.seed < 0 {
+			return experiment.Scenario{}, experiment.Errorf("--seed %d: must be a whole number ≥ 0", f.seed)
+		}
+		sc.Seed = uint64(f.seed)
+	}
+	return cat.Apply(sc, rest)
+}
+
+// newFlagSet returns a flag set that reports errors as InputErrors instead of
+// printing usage and exiting.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parseFlags parses args, turning flag errors and stray arguments into
+// one-line InputErrors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &experiment.InputError{Msg: err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return experiment.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
