@@ -97,7 +97,9 @@ func (Family) Knobs(experiment.Scenario) []experiment.Knob {
 		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "b", Desc: "FedAvg local SGD steps b",
 				Step: experiment.LadderStep(stepsLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).LocalSteps) },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.LocalSteps = int(v) }) })}),
+					func(sc *experiment.Scenario, v float64) {
+						experiment.Update(sc, func(c *Config) { c.LocalSteps = int(v) })
+					})}),
 		experiment.IntKnob("clients", "number of clients m", 1, maxClients, func(c *Config) *int { return &c.Clients }),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, func(c *Config) *int { return &c.Dim }),
 		experiment.IntKnob("samples", "samples s per client", 1, maxSamples, func(c *Config) *int { return &c.Samples }),
