@@ -58,9 +58,9 @@ func (c *Catalog) Lookup(name string) (Preset, error) {
 	return Preset{}, Errorf("unknown preset %q; allowed: %s", name, strings.Join(c.PresetNames(), ", "))
 }
 
-// opener finds a knob of another family that may open its family on any
+// Opener finds a knob of another family that may open its family on any
 // scenario (Knob.Open).
-func (c *Catalog) opener(key string) (Knob, bool) {
+func (c *Catalog) Opener(key string) (Knob, bool) {
 	for _, f := range c.families {
 		for _, p := range f.Presets() {
 			sc := p.Scenario()
@@ -80,7 +80,7 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 	if _, ok := sc.Knob(key); ok {
 		return sc.Set(key, value)
 	}
-	if k, ok := c.opener(key); ok && strings.TrimSpace(value) != "" {
+	if k, ok := c.Opener(key); ok && strings.TrimSpace(value) != "" {
 		base := k.Open(sc.Seed)
 		if err := base.Set(key, value); err != nil {
 			return err
@@ -156,6 +156,6 @@ func (c *Catalog) isEarly(sc Scenario, a string) bool {
 	if k, ok := sc.Knob(key); ok {
 		return k.Early || k.Open != nil
 	}
-	_, ok := c.opener(key)
+	_, ok := c.Opener(key)
 	return ok
 }

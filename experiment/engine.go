@@ -72,41 +72,54 @@ type RacerError struct {
 func (e *RacerError) Error() string { return e.Label + " " + e.Err.Error() }
 func (e *RacerError) Unwrap() error { return e.Err }
 
-// Run prepares the scenario's data (or takes them from the cache), calls
-// ready with the family's facts on them (ready may be nil), then races the
-// racers concurrently on them, calling emit for every round of every racer
-// (never concurrently: emit may block to apply back-pressure, which pauses
-// the race). A racer that diverges stops alone; its error is in Result.Errs.
-// Run returns ctx.Err() when cancelled.
-func (e *Engine) Run(ctx context.Context, sc Scenario, report func(Progress), ready func(Facts), emit func(Point)) (Result, error) {
+// Observer receives what a race produces; any field may be nil. Its
+// functions are never called concurrently, and Round may block to apply
+// back-pressure, which pauses the race.
+type Observer struct {
+	Progress  func(Progress)         // data preparation
+	Ready     func(Facts)            // the data are prepared
+	Round     func(Point)            // one round of one racer
+	RacerDone func(i int, err error) // racer i stopped: all rounds run (nil), or its *RacerError
+}
+
+// Run prepares the scenario's data (or takes them from the cache), tells the
+// observer the family's facts on them, then races the racers concurrently
+// on them, passing every round of every racer to the observer. A racer that
+// diverges stops alone; its error is in Result.Errs. Run returns ctx.Err()
+// when cancelled.
+func (e *Engine) Run(ctx context.Context, sc Scenario, obs Observer) (Result, error) {
 	if err := sc.Validate(); err != nil {
 		return Result{}, err
 	}
 	if sc.IsSweep() {
 		return Result{}, Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
 	}
-	data, err := e.Prepare(ctx, sc, report)
+	var mu sync.Mutex // serialises the observer's calls
+	if obs.Progress != nil {
+		report := obs.Progress
+		obs.Progress = func(p Progress) { mu.Lock(); defer mu.Unlock(); report(p) }
+	}
+	data, err := e.Prepare(ctx, sc, obs.Progress)
 	if err != nil {
 		return Result{}, err
 	}
 	res := Result{Racers: sc.Racers(), Data: data, Facts: sc.Family.Facts(sc, data)}
-	if ready != nil {
-		ready(res.Facts)
+	if obs.Ready != nil {
+		obs.Ready(res.Facts)
 	}
-	res.Errs, err = race(ctx, res.Racers, emit, func(r Racer, send func(Round)) error {
+	res.Errs, err = race(ctx, res.Racers, &mu, obs, func(r Racer, send func(Round)) error {
 		return r.Run(ctx, data, sc.Rounds, send)
 	})
 	return res, err
 }
 
 // race runs every racer concurrently through run and merges their rounds
-// into emit (never called concurrently). A racer that diverges stops alone:
-// the returned slice holds, per racer, its *RacerError or nil. The error is
-// ctx.Err() when cancelled, or any failure other than a divergence, which is
-// a bug rather than a finding.
-func race(ctx context.Context, racers []Racer, emit func(Point), run func(r Racer, send func(Round)) error) ([]error, error) {
+// into the observer (whose calls mu serialises). A racer that diverges stops
+// alone: the returned slice holds, per racer, its *RacerError or nil. The
+// error is ctx.Err() when cancelled, or any failure other than a divergence,
+// which is a bug rather than a finding.
+func race(ctx context.Context, racers []Racer, mu *sync.Mutex, obs Observer, run func(r Racer, send func(Round)) error) ([]error, error) {
 	errs := make([]error, len(racers))
-	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for i, r := range racers {
 		wg.Add(1)
@@ -115,12 +128,17 @@ func race(ctx context.Context, racers []Racer, emit func(Point), run func(r Race
 			err := run(r, func(rd Round) {
 				mu.Lock()
 				defer mu.Unlock()
-				if ctx.Err() == nil {
-					emit(Point{Racer: i, Round: rd})
+				if ctx.Err() == nil && obs.Round != nil {
+					obs.Round(Point{Racer: i, Round: rd})
 				}
 			})
 			if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 				errs[i] = &RacerError{Label: r.Label, Err: err}
+			}
+			if ctx.Err() == nil && obs.RacerDone != nil {
+				mu.Lock()
+				obs.RacerDone(i, errs[i])
+				mu.Unlock()
 			}
 		}()
 	}

@@ -102,3 +102,9 @@ func (p Preset) Scenario() Scenario {
 	sc.Preset = p.Name
 	return sc
 }
+
+// RacerMenu is implemented by families that suggest racers for the
+// algorithm picker beyond those of their presets.
+type RacerMenu interface {
+	Menu(sc Scenario) []RacerSpec
+}

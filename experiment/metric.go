@@ -47,6 +47,11 @@ type Round struct {
 	Phase  int       // 1, 2, … for phased algorithms; 0 otherwise
 	Assign []int     // clients' cluster labels, relabelled to the truth; nil otherwise
 	Values []float64 // one per metric, in Family.Metrics order
+	// Warning, when set, says that something went outside the regime the
+	// paper covers at this round (e.g. a cluster without an anchor): written
+	// to stderr by `fedscope run`, as a "warning" key in JSON lines, and on
+	// the TUI's status line — never passed over silently.
+	Warning string
 }
 
 // Value returns the round's value of metric i (NaN when out of range).
@@ -77,6 +82,18 @@ type Facts struct {
 	Warnings []string
 	// Clusters, when set, asks for the cluster view (paper 004).
 	Clusters *ClusterInfo
+	// Params are the hyper-parameters the data were prepared with and how
+	// each was chosen (e.g. the bandwidth σ²: "median heuristic", "tuned",
+	// "given"), and derived quantities worth reporting (FedNewton's Υ):
+	// printed by `fedscope run` and written in the JSON-lines header.
+	Params []Param
+}
+
+// Param is a hyper-parameter of a prepared scenario and how it was chosen.
+type Param struct {
+	Name  string
+	Value float64
+	How   string // e.g. "given", "tuned", "median heuristic", "computed"
 }
 
 // Level is a horizontal line on the chart of one metric.

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // Format is an export format.
@@ -40,6 +41,59 @@ type Table struct {
 	Labels  []string
 	Metrics []Metric // the columns after algorithm,round
 	Rounds  [][]Round
+	// Header, when set, is written as the first JSON line: what the rows
+	// were computed from (see WriteHeader).
+	Header *Header
+}
+
+// Header describes a run for the first JSON line: the preset, seed and
+// rounds, the family's summary, and the facts of the prepared data.
+type Header struct {
+	Preset, Family, Summary string
+	Seed                    uint64
+	Rounds                  int
+	Params                  []Param
+	Notes, Warnings         []string
+}
+
+// NewHeader describes a run of sc on data with facts f.
+func NewHeader(sc Scenario, f Facts) *Header {
+	return &Header{Preset: sc.Preset, Family: sc.Family.Name(), Summary: f.Summary, Seed: sc.Seed, Rounds: sc.Rounds,
+		Params: f.Params, Notes: f.Notes, Warnings: f.Warnings}
+}
+
+// MarshalJSON writes the header as {"record":"header",…} with the params as
+// an object in their order, each {"value":…,"how":…}.
+func (h *Header) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	str := func(s string) string { q, _ := json.Marshal(s); return string(q) }
+	fmt.Fprintf(&b, `{"record":"header","preset":%s,"family":%s,"seed":%d,"rounds":%d,"summary":%s`,
+		str(h.Preset), str(h.Family), h.Seed, h.Rounds, str(h.Summary))
+	if len(h.Params) > 0 {
+		b.WriteString(`,"params":{`)
+		for i, p := range h.Params {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v := Number(p.Value)
+			if v == "" {
+				v = "null"
+			}
+			fmt.Fprintf(&b, `%s:{"value":%s,"how":%s}`, str(p.Name), v, str(p.How))
+		}
+		b.WriteByte('}')
+	}
+	for _, list := range []struct {
+		key  string
+		vals []string
+	}{{"notes", h.Notes}, {"warnings", h.Warnings}} {
+		if len(list.vals) > 0 {
+			q, _ := json.Marshal(list.vals)
+			fmt.Fprintf(&b, `,%s:%s`, str(list.key), q)
+		}
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
 }
 
 // NewTable prepares a table for the racers and metrics of a scenario.
@@ -68,7 +122,7 @@ func (t *Table) Len() int {
 // Snapshot returns a copy of the table that stays valid while the original
 // keeps growing (rounds are values and are never modified once added).
 func (t *Table) Snapshot() *Table {
-	s := &Table{Labels: t.Labels, Metrics: t.Metrics, Rounds: make([][]Round, len(t.Rounds))}
+	s := &Table{Labels: t.Labels, Metrics: t.Metrics, Rounds: make([][]Round, len(t.Rounds)), Header: t.Header}
 	for i, rs := range t.Rounds {
 		s.Rounds[i] = rs[:len(rs):len(rs)]
 	}
@@ -107,6 +161,11 @@ func (t *Table) Write(w io.Writer, f Format) error {
 		}
 		return bw.Flush()
 	}
+	if t.Header != nil {
+		h, _ := t.Header.MarshalJSON()
+		bw.Write(h)
+		bw.WriteByte('\n')
+	}
 	keys := make([][]byte, len(t.Metrics))
 	for m, metric := range t.Metrics {
 		keys[m], _ = json.Marshal(metric.Name)
@@ -124,6 +183,10 @@ func (t *Table) Write(w io.Writer, f Format) error {
 			if r.Assign != nil {
 				assign, _ := json.Marshal(r.Assign)
 				fmt.Fprintf(bw, `,"assignment":%s`, assign)
+			}
+			if r.Warning != "" {
+				warn, _ := json.Marshal(r.Warning)
+				fmt.Fprintf(bw, `,"warning":%s`, warn)
 			}
 			bw.WriteString("}\n")
 		}

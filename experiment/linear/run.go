@@ -131,3 +131,12 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	}
 	return f
 }
+
+// Menu implements experiment.RacerMenu: the racers of the paper's figures
+// and a few more local-step counts to compare.
+func (Family) Menu(experiment.Scenario) []experiment.RacerSpec {
+	s := func(n float64) experiment.RacerSpec {
+		return experiment.RacerSpec{Kind: KindFedAvg, Opts: []experiment.RacerOpt{{Key: "s", Value: n}}}
+	}
+	return []experiment.RacerSpec{s(1), s(2), s(5), s(20), {Kind: KindFedAvg}, {Kind: KindFedProx}}
+}

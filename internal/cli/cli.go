@@ -172,10 +172,24 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
 	}
 	table := experiment.NewTable(sc)
-	res, err := a.engine.Run(ctx, sc, nil, nil, table.Add)
+	var warnings []string
+	seen := map[string]bool{}
+	res, err := a.engine.Run(ctx, sc, experiment.Observer{Round: func(p experiment.Point) {
+		if w := p.Round.Warning; w != "" && !seen[w] {
+			seen[w] = true
+			warnings = append(warnings, fmt.Sprintf("%s, round %d: %s", table.Labels[p.Racer], p.Round.Index, w))
+		}
+		table.Add(p)
+	}})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
 		return err
+	}
+	if res.Racers != nil {
+		a.describe(res.Facts, warnings)
+		if f == experiment.JSONL {
+			table.Header = experiment.NewHeader(sc, res.Facts)
+		}
 	}
 	if err := writeOut(*out, a.stdout, func(w io.Writer) error { return table.Write(w, f) }); err != nil {
 		return err
@@ -187,6 +201,25 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return errors.Join(failed...)
 	}
 	return nil
+}
+
+// describe writes to stderr how the data were prepared (the parameters and
+// how each was chosen), the family's notes and every warning: a run outside
+// the regime its paper covers is never silent.
+func (a *app) describe(f experiment.Facts, warnings []string) {
+	if len(f.Params) > 0 {
+		parts := make([]string, len(f.Params))
+		for i, p := range f.Params {
+			parts[i] = fmt.Sprintf("%s=%s (%s)", p.Name, experiment.FormatFloat(p.Value), p.How)
+		}
+		fmt.Fprintf(a.stderr, "fedscope: %s\n", strings.Join(parts, ", "))
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(a.stderr, "fedscope: note: %s\n", n)
+	}
+	for _, w := range append(f.Warnings, warnings...) {
+		fmt.Fprintf(a.stderr, "fedscope: warning: %s\n", w)
+	}
 }
 
 // sweep is `fedscope sweep`: one row per (racer, swept value) with the mean

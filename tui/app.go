@@ -1,0 +1,340 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/muesli/termenv"
+)
+
+// view is one screen of the explorer: the run view (charts), the cluster
+// view (assignment grids) and the sweep view. The root model routes every
+// message to the active view and asks it what to draw and which keys act.
+type view interface {
+	// update handles the view's own messages (its stream, its ticks).
+	update(msg tea.Msg) tea.Cmd
+	// setSize tells the view the terminal size.
+	setSize(w, h int)
+	// view draws the whole screen; it is cached until something changes.
+	view() string
+	// help is the view's explanation and the keys that act on it now.
+	help() (intro string, actions []action)
+	// start begins the view's computation.
+	start() tea.Cmd
+	// close cancels it.
+	close()
+	// scenario is what the view shows.
+	scenario() experiment.Scenario
+}
+
+// common is what every view shares: the families, the engine, the clock,
+// the styles and the terminal size.
+type common struct {
+	ctx     context.Context
+	catalog *experiment.Catalog
+	engine  *experiment.Engine
+	runner  Runner
+	sweeper SweepRunner
+	now     func() time.Time
+	profile termenv.Profile
+	theme   int
+	styles  styles
+	width   int
+	height  int
+	logY    bool
+	pace    float64 // chosen playback pace in rounds/s; 0 = the preset's default; maxPace = as fast as computed
+	ids     int     // the last run id handed out (ids are unique across views)
+	notice  string  // a sentence for the user, until the next key
+	version int     // bumped by anything shared that changes what is drawn
+}
+
+// frameInterval caps redraws at about 30 per second however fast the
+// simulation streams, and paces the reveal of rounds.
+const frameInterval = 33 * time.Millisecond
+
+// Minimum terminal size for the charts; smaller terminals get a notice.
+const (
+	minWidth  = 50
+	minHeight = 14
+)
+
+// screen is an overlay over the active view.
+type screen int
+
+const (
+	screenView screen = iota
+	screenHelp
+	screenAlgorithms
+	screenPresets
+	screenData
+)
+
+// Model is the root Bubble Tea model: it owns the active view and the
+// overlays (help, pickers, the data prompt) and routes keys and messages.
+type Model struct {
+	c      *common
+	v      view
+	screen screen
+	picker picker
+	prompt prompt
+}
+
+// Option configures a Model.
+type Option func(*Model)
+
+// WithRunner replaces the simulation (tests use fakes).
+func WithRunner(r Runner) Option { return func(m *Model) { m.c.runner = r } }
+
+// WithSweepRunner replaces the sweep engine (tests use fakes).
+func WithSweepRunner(r SweepRunner) Option { return func(m *Model) { m.c.sweeper = r } }
+
+// WithClock replaces time.Now (tests drive the playback with a fake clock).
+func WithClock(now func() time.Time) Option { return func(m *Model) { m.c.now = now } }
+
+// WithProfile sets the colour profile (tests pin termenv.Ascii).
+func WithProfile(p termenv.Profile) Option { return func(m *Model) { m.c.profile = p } }
+
+// WithPace sets the playback pace in rounds per second (maxPace: as fast as
+// the rounds are computed).
+func WithPace(p float64) Option { return func(m *Model) { m.c.pace = p } }
+
+// NewModel returns the explorer on a scenario; Init starts it.
+func NewModel(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engine, sc experiment.Scenario, opts ...Option) *Model {
+	c := &common{ctx: ctx, catalog: cat, engine: eng, runner: eng.Run, sweeper: experiment.RunSweep, now: time.Now,
+		profile: defaultProfile(), width: 80, height: 24, logY: true}
+	m := &Model{c: c}
+	for _, o := range opts {
+		o(m)
+	}
+	c.styles = newStyles(themes[c.theme], c.profile)
+	m.v = newView(c, sc)
+	return m
+}
+
+// defaultProfile is the terminal's colour profile (Ascii under NO_COLOR).
+func defaultProfile() termenv.Profile { return termenv.EnvColorProfile() }
+
+// newView returns the view that shows a scenario.
+func newView(c *common, sc experiment.Scenario) view {
+	if sc.IsSweep() {
+		return newSweepView(c, sc)
+	}
+	if sc.Family.Facts(sc, nil).Clusters != nil {
+		return newClusterView(c, sc)
+	}
+	return newRunView(c, sc)
+}
+
+// Init starts the view's computation.
+func (m *Model) Init() tea.Cmd { return m.v.start() }
+
+// Close cancels the active computation; Run defers it.
+func (m *Model) Close() { m.v.close() }
+
+// open switches to a scenario: a new view of the right kind, started at once.
+func (m *Model) open(sc experiment.Scenario) tea.Cmd {
+	if err := sc.Validate(); err != nil {
+		m.c.notice = err.Error()
+		return nil
+	}
+	m.v.close()
+	m.v = newView(m.c, sc)
+	m.v.setSize(m.c.width, m.c.height)
+	return m.v.start()
+}
+
+// Update handles quit and the overlays first, then sizes, then the view's
+// own messages, then the keys of the view.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		if msg.String() == "ctrl+c" {
+			m.Close()
+			return m, tea.Quit
+		}
+		return m, m.key(msg)
+	case tea.WindowSizeMsg:
+		m.c.width, m.c.height = msg.Width, msg.Height
+		m.v.setSize(msg.Width, msg.Height)
+		return m, nil
+	case exportedMsg:
+		m.c.notice = msg.notice()
+		m.c.version++
+		return m, nil
+	}
+	return m, m.v.update(msg)
+}
+
+// key dispatches a key: the overlay's, the global ones, then the view's.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	m.c.version++
+	switch m.screen {
+	case screenHelp:
+		if k := msg.String(); k == "?" || k == "esc" || k == "q" {
+			m.screen = screenView
+		}
+		return nil
+	case screenAlgorithms, screenPresets:
+		return m.pick(msg)
+	case screenData:
+		return m.promptKey(msg)
+	}
+	m.c.notice = ""
+	k := msg.String()
+	if a, ok := find(m.actions(), k); ok {
+		return a.run()
+	}
+	if what, ok := knownKeys[k]; ok {
+		m.c.notice = fmt.Sprintf("%s does nothing on this view (elsewhere it %s); ? lists the keys that act here", keyName(k), what)
+	}
+	return nil
+}
+
+// actions are the keys that act now: the view's, then the global ones.
+func (m *Model) actions() []action {
+	_, acts := m.v.help()
+	return append(acts, m.globalActions()...)
+}
+
+// globalActions are the keys of every view.
+func (m *Model) globalActions() []action {
+	sc := m.v.scenario()
+	out := []action{
+		{keys: []string{"p"}, help: "presets", group: "explore", run: func() tea.Cmd {
+			m.screen, m.picker = screenPresets, presetPicker(m.c.catalog, sc.Preset)
+			return nil
+		}},
+	}
+	if _, ok := sc.Knob("algorithms"); ok && !sc.IsSweep() {
+		out = append(out, action{keys: []string{"a"}, help: "choose the racers", group: "racers", run: func() tea.Cmd {
+			m.screen, m.picker = screenAlgorithms, algorithmPicker(sc)
+			return nil
+		}})
+	}
+	if k, ok := m.c.catalog.Opener("data"); ok {
+		out = append(out, action{keys: []string{"d"}, help: "race on a data file (" + firstSentence(k.Help) + ")", group: "explore",
+			run: func() tea.Cmd {
+				m.screen, m.prompt = screenData, newPrompt(sc.Get("data"))
+				return nil
+			}})
+	}
+	return append(out,
+		action{keys: []string{"?"}, help: "help", hint: "more keys", group: "explore", run: func() tea.Cmd {
+			m.screen = screenHelp
+			return nil
+		}},
+		action{keys: []string{"q"}, help: "quit", hint: "quit", group: "explore", run: func() tea.Cmd {
+			m.Close()
+			return tea.Quit
+		}},
+	)
+}
+
+func firstSentence(s string) string {
+	if i := strings.IndexAny(s, "(;"); i > 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// pick drives the pickers.
+func (m *Model) pick(msg tea.KeyMsg) tea.Cmd {
+	var res pickerResult
+	m.picker, res = m.picker.update(msg)
+	switch res {
+	case pickerCancelled:
+		m.screen = screenView
+	case pickerApplied:
+		m.screen = screenView
+		if m.picker.multi {
+			sc := m.v.scenario()
+			var specs []string
+			for _, it := range m.picker.checked() {
+				specs = append(specs, it.racer.String())
+			}
+			if err := sc.Set("algorithms", strings.Join(specs, ",")); err != nil {
+				m.c.notice = err.Error()
+				return nil
+			}
+			return m.open(sc)
+		}
+		p, err := m.c.catalog.Lookup(m.picker.items[m.picker.cursor].preset)
+		if err != nil {
+			m.c.notice = err.Error()
+			return nil
+		}
+		return m.open(p.Scenario())
+	}
+	return nil
+}
+
+// promptKey drives the data-file prompt: enter loads the file (or explains
+// why it cannot be read, keeping the prompt open), esc cancels.
+func (m *Model) promptKey(msg tea.KeyMsg) tea.Cmd {
+	path, done, cmd := m.prompt.update(msg)
+	if !done {
+		return cmd
+	}
+	if path == "" {
+		m.screen = screenView
+		return nil
+	}
+	sc := m.v.scenario()
+	if err := m.c.catalog.Set(&sc, "data", path); err != nil {
+		m.prompt.err = err.Error()
+		return nil
+	}
+	if err := sc.Validate(); err != nil {
+		m.prompt.err = err.Error()
+		return nil
+	}
+	m.screen = screenView
+	return m.open(sc)
+}
+
+// View draws the active view or an overlay.
+func (m *Model) View() string {
+	w, h := m.c.width, m.c.height
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	st := m.c.styles
+	switch m.screen {
+	case screenHelp:
+		intro, acts := m.v.help()
+		acts = append(acts, m.globalActions()...)
+		body := st.caption.Render("Help") + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w) +
+			"\n\n" + st.muted.Render("press ? or esc to close")
+		return fitBox(body, w, h)
+	case screenAlgorithms, screenPresets:
+		return m.picker.view(st, w, h)
+	case screenData:
+		return m.prompt.view(st, w, h)
+	}
+	if w < minWidth || h < minHeight {
+		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d); q quits", minWidth, minHeight, w, h)
+		return fitBox(ansi.Wrap(msg, w, " "), w, h)
+	}
+	return m.v.view()
+}
+
+// exportedMsg reports a finished export.
+type exportedMsg struct {
+	path string
+	rows int
+	err  error
+}
+
+// notice is the sentence an export leaves in the status area.
+func (msg exportedMsg) notice() string {
+	if msg.err != nil {
+		return "export failed: " + msg.err.Error()
+	}
+	return fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+}
+

@@ -1,0 +1,172 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// action is one key binding of the current view: the keys, what the help
+// says it does, and what it does. The help overlay, the hint bar and the
+// dispatch all read the same list, so they cannot disagree: a key is shown
+// exactly when it acts.
+type action struct {
+	keys  []string // as tea.KeyMsg.String() spells them; the first is shown
+	label string   // how the help names the keys, e.g. "[ ]"; keys[0] when empty
+	help  string   // what it does, e.g. "step size η down"
+	hint  string   // the short form for the hint bar; not in the bar when empty
+	group string   // the help column it belongs to
+	run   func() tea.Cmd
+}
+
+// name is how the help and the hint bar name the action's keys.
+func (a action) name() string {
+	if a.label != "" {
+		return a.label
+	}
+	return keyName(a.keys[0])
+}
+
+// keyName spells a key for people.
+func keyName(k string) string {
+	switch k {
+	case " ":
+		return "space"
+	case "left":
+		return "←"
+	case "right":
+		return "→"
+	}
+	return k
+}
+
+// find returns the action bound to a key.
+func find(actions []action, key string) (action, bool) {
+	for _, a := range actions {
+		if slices.Contains(a.keys, key) {
+			return a, true
+		}
+	}
+	return action{}, false
+}
+
+// knownKeys are keys fedscope binds somewhere, with what they do there: a
+// key that does not act on the current view says so instead of doing
+// something else silently.
+var knownKeys = map[string]string{
+	"[": "steps η down", "]": "steps η up", "-": "steps the local steps down", "+": "steps the local steps up",
+	"h": "lowers the heterogeneity", "H": "raises the heterogeneity", "o": "shrinks the covariate subspace r",
+	"O": "grows the covariate subspace r", "b": "shrinks the minibatch", "B": "grows the minibatch",
+	"a": "chooses the algorithms", "x": "switches the x axis", "c": "switches the racer of the cluster grid",
+	"d": "races on a data file", "z": "zooms the y axis", ".": "steps one round while paused",
+	"<": "slows the playback", ">": "speeds up the playback", "tab": "switches the chart shown",
+	"left": "moves the round cursor", "right": "moves the round cursor", "home": "moves the round cursor",
+	"end": "moves the round cursor", "g": "switches the FG ratio", "f": "switches the federated error",
+	"S": "stops the sweep", "l": "switches log/linear y", "e": "exports", "n": "draws a new seed",
+	"r": "restarts", " ": "pauses", "i": "shows the story", "t": "shows the theory overlays",
+}
+
+// hintBar renders the hints of the actions that have one, as many as fit the
+// width, the help key last.
+func hintBar(st styles, actions []action, w int) string {
+	var parts []string
+	for _, a := range actions {
+		if a.hint != "" {
+			parts = append(parts, st.text.Render(a.name())+" "+st.muted.Render(a.hint))
+		}
+	}
+	sep := st.muted.Render(" · ")
+	out := ""
+	for i, p := range parts {
+		next := out
+		if i > 0 {
+			next += sep
+		}
+		next += p
+		if ansi.StringWidth(next) > w {
+			break
+		}
+		out = next
+	}
+	return out
+}
+
+// helpColumns renders the actions grouped in columns that fit the width: as
+// many side by side as fit, else one under the other.
+func helpColumns(st styles, actions []action, w int) string {
+	var order []string
+	groups := map[string][]action{}
+	for _, a := range actions {
+		if a.help == "" {
+			continue
+		}
+		if _, ok := groups[a.group]; !ok {
+			order = append(order, a.group)
+		}
+		groups[a.group] = append(groups[a.group], a)
+	}
+	cols := make([][]string, len(order))
+	widths := make([]int, len(order))
+	for i, g := range order {
+		kw := 0
+		for _, a := range groups[g] {
+			kw = max(kw, ansi.StringWidth(a.name()))
+		}
+		if g != "" {
+			cols[i] = append(cols[i], st.caption.Render(g))
+		}
+		for _, a := range groups[g] {
+			line := st.text.Render(padRight(a.name(), kw)) + "  " + st.muted.Render(a.help)
+			cols[i] = append(cols[i], line)
+		}
+		for _, l := range cols[i] {
+			widths[i] = max(widths[i], ansi.StringWidth(l))
+		}
+	}
+	var blocks []string
+	for start := 0; start < len(cols); {
+		end, total := start, 0
+		for end < len(cols) && (end == start || total+3+widths[end] <= w) {
+			if end > start {
+				total += 3
+			}
+			total += widths[end]
+			end++
+		}
+		height := 0
+		for _, c := range cols[start:end] {
+			height = max(height, len(c))
+		}
+		for r := 0; r < height; r++ {
+			var line strings.Builder
+			for i := start; i < end; i++ {
+				cell := ""
+				if r < len(cols[i]) {
+					cell = cols[i][r]
+				}
+				if i > start {
+					line.WriteString("   ")
+				}
+				if i < end-1 {
+					cell = padRightANSI(cell, widths[i])
+				}
+				line.WriteString(cell)
+			}
+			blocks = append(blocks, ansi.Truncate(line.String(), w, "…"))
+		}
+		blocks = append(blocks, "")
+		start = end
+	}
+	return strings.TrimRight(strings.Join(blocks, "\n"), "\n")
+}
+
+func padRight(s string, w int) string {
+	if n := ansi.StringWidth(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+func padRightANSI(s string, w int) string { return padRight(s, w) }

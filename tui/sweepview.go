@@ -1,0 +1,492 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/progress"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// SweepRunner runs a sweep scenario, calling emit once per finished (grid
+// value, trial) evaluation. The real one is experiment.RunSweep; tests
+// inject fakes.
+type SweepRunner func(ctx context.Context, sc experiment.Scenario, emit func(experiment.TrialResult)) error
+
+// Messages of a sweep, tagged with the id of the sweep that sent them.
+type (
+	trialMsg struct {
+		runID  int
+		result experiment.TrialResult
+	}
+	// trialsMsg is a batch of trials drained at once; tail is the non-trial
+	// message that ended the batch, if any.
+	trialsMsg struct {
+		runID   int
+		results []experiment.TrialResult
+		tail    tea.Msg
+	}
+	sweepDoneMsg struct {
+		runID int
+		err   error
+	}
+)
+
+// stateStopped is a sweep stopped by the user.
+const stateStopped runState = stateFailed + 1
+
+// sweepView is the sweep screen: one chart per metric with x the swept knob
+// and y the trial mean, one series per racer, a dashed reference line where
+// the metric has one (FG = 1), and a progress bar. Curves refine as trials
+// arrive: sweeps need no pacing.
+type sweepView struct {
+	c  *common
+	sc experiment.Scenario
+	stream
+	state      runState
+	paused     bool
+	table      *experiment.SweepTable
+	fatal      string
+	bar        progress.Model
+	started    time.Time
+	elapsed    time.Duration
+	frameDue   bool // a redraw tick is pending
+	version    int
+	axisX      bool // label the x axis with the sweep's measured axis metric
+	w, h       int
+	frame      frameCache
+	labelLooks []look
+}
+
+func newSweepView(c *common, sc experiment.Scenario) *sweepView {
+	bar := progress.New(progress.WithoutPercentage())
+	if c.styles.color {
+		bar = progress.New(progress.WithoutPercentage(), progress.WithDefaultGradient())
+	}
+	return &sweepView{c: c, sc: sc, bar: bar, w: c.width, h: c.height}
+}
+
+func (v *sweepView) scenario() experiment.Scenario { return v.sc }
+func (v *sweepView) setSize(w, h int)              { v.w, v.h = w, h }
+
+// start cancels the running sweep and starts its scenario afresh.
+func (v *sweepView) start() tea.Cmd {
+	ctx := v.begin(v.c.ctx, &v.c.ids)
+	v.table, _ = experiment.NewSweepTable(v.sc) // validated before the view opened
+	v.fatal, v.state, v.paused = "", stateRunning, false
+	v.started, v.elapsed = v.c.now(), 0
+	v.labelLooks = nil
+	for i := range v.table.Labels {
+		v.labelLooks = append(v.labelLooks, look{glyph: glyphs[i%len(glyphs)], color: i})
+	}
+	v.ch = startSweepStream(ctx, v.runID, v.c.sweeper, v.sc)
+	v.version++
+	return v.read()
+}
+
+func (v *sweepView) read() tea.Cmd { return v.rearm(waitForTrials, v.paused) }
+
+// restart switches to a changed sweep scenario and starts it.
+func (v *sweepView) restart(sc experiment.Scenario) tea.Cmd {
+	if err := sc.Validate(); err != nil {
+		v.c.notice = err.Error()
+		return nil
+	}
+	v.sc = sc
+	return v.start()
+}
+
+func (v *sweepView) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case trialsMsg:
+		if msg.runID != v.runID {
+			return nil
+		}
+		v.arrived()
+		for _, r := range msg.results {
+			v.table.Add(r)
+		}
+		v.elapsed = v.c.now().Sub(v.started)
+		cmds := []tea.Cmd{v.schedule()}
+		if msg.tail != nil {
+			cmds = append(cmds, v.update(msg.tail))
+		} else {
+			cmds = append(cmds, v.read())
+		}
+		return tea.Batch(cmds...)
+	case sweepDoneMsg:
+		if msg.runID != v.runID {
+			return nil
+		}
+		v.ended()
+		v.elapsed = v.c.now().Sub(v.started)
+		v.state = stateDone
+		if msg.err != nil {
+			v.state, v.fatal = stateFailed, msg.err.Error()
+		}
+		v.version++
+	case sweepFrameMsg:
+		if msg.id == v.runID {
+			v.frameDue = false
+			v.version++
+		}
+	}
+	return nil
+}
+
+// sweepFrameMsg redraws a sweep at most once per frame however fast its
+// trials arrive.
+type sweepFrameMsg struct{ id int }
+
+func (v *sweepView) schedule() tea.Cmd {
+	if v.frameDue {
+		return nil
+	}
+	v.frameDue = true
+	id := v.runID
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return sweepFrameMsg{id} })
+}
+
+func (v *sweepView) help() (string, []action) {
+	acts := []action{
+		{keys: []string{" "}, help: "pause / resume the sweep", hint: "pause", group: "sweep", run: v.togglePause},
+		{keys: []string{"S"}, help: "stop, keeping the trials done", hint: "stop", group: "sweep", run: func() tea.Cmd {
+			if v.state == stateRunning {
+				v.close()
+				v.ch, v.waiting, v.state = nil, false, stateStopped
+				v.elapsed = v.c.now().Sub(v.started)
+				v.version++
+			}
+			return nil
+		}},
+		{keys: []string{"r"}, help: "restart", hint: "restart", group: "sweep", run: v.start},
+		{keys: []string{"n"}, help: "new seed", group: "sweep", run: func() tea.Cmd {
+			sc := v.sc
+			sc.Seed++
+			return v.restart(sc)
+		}},
+		{keys: []string{"e"}, help: "export the rows so far as CSV", group: "sweep", run: v.export},
+		{keys: []string{"l"}, help: "log / linear y axis", group: "view", run: func() tea.Cmd { v.c.logY = !v.c.logY; v.c.version++; return nil }},
+	}
+	if v.sc.Sweep.Axis != "" {
+		acts = append(acts, action{keys: []string{"x"}, help: "x axis labels: the knob / what was measured (" + axisName(v.sc.Sweep.Axis) + ")",
+			hint: "x labels", group: "view", run: func() tea.Cmd { v.axisX = !v.axisX; v.version++; return nil }})
+	}
+	for _, k := range v.sc.Knobs() {
+		if k.Live == nil || k.Name == v.sc.Sweep.Knob {
+			continue
+		}
+		live := *k.Live
+		step := func(up bool) func() tea.Cmd {
+			return func() tea.Cmd {
+				sc, err := live.Step(v.sc, up)
+				if err != nil {
+					v.c.notice = err.Error()
+					return nil
+				}
+				return v.restart(sc)
+			}
+		}
+		label := live.Down[0] + " " + live.Up[0]
+		if slicesEqual(live.Down, live.Up) {
+			label = live.Down[0]
+			acts = append(acts, action{keys: live.Down, label: label, help: live.Desc, hint: live.Name, group: "parameters", run: step(true)})
+			continue
+		}
+		acts = append(acts,
+			action{keys: live.Down, label: label, help: live.Desc + " down / up", group: "parameters", run: step(false)},
+			action{keys: live.Up, group: "parameters", run: step(true)})
+	}
+	intro := "Sweeps average many trials per value of the swept knob; curves refine as trials arrive. Every change restarts the sweep at once."
+	return intro, acts
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+func (v *sweepView) togglePause() tea.Cmd {
+	v.paused = !v.paused
+	v.version++
+	if !v.paused && v.state == stateRunning {
+		v.started = v.c.now().Add(-v.elapsed)
+		return v.read()
+	}
+	return nil
+}
+
+func (v *sweepView) export() tea.Cmd {
+	t := v.table.Snapshot()
+	base := fmt.Sprintf("fedscope-%s-seed%d", v.sc.Preset, v.sc.Seed)
+	return func() tea.Msg {
+		path, err := experiment.ExportNew(base, ".csv", func(w io.Writer) error { return t.Write(w, experiment.CSV) })
+		return exportedMsg{path: path, rows: t.Rows(), err: err}
+	}
+}
+
+func (v *sweepView) view() string {
+	key := [5]int{v.version, v.c.version, v.w, v.h, 0}
+	return v.frame.get(key, v.draw)
+}
+
+// draw lays out the sweep view.
+func (v *sweepView) draw() string {
+	st := v.c.styles
+	w, h := v.w, v.h
+	title := ansi.Truncate(st.title.Render("fedscope · "+v.sc.Preset)+"  "+st.summary.Render(v.sc.Summary()), w, "…")
+	_, acts := v.help()
+	messages := v.messages(w, acts)
+	legend := v.legend(w)
+	body := h - 3 - len(messages) - len(legend) // title, progress, status
+	lines := []string{title, v.charts(w, body)}
+	lines = append(lines, legend...)
+	lines = append(lines, v.progressLine(w), v.status(w))
+	return fitBox(strings.Join(append(lines, messages...), "\n"), w, h)
+}
+
+// charts draws one chart per charted metric, stacked; the last carries the
+// x axis labelled with the grid's values.
+func (v *sweepView) charts(w, h int) string {
+	st := v.c.styles
+	t := v.table
+	var charted []int
+	for mi, metric := range t.Metrics {
+		if !metric.TableOnly {
+			charted = append(charted, mi)
+		}
+	}
+	k := len(charted)
+	if k == 0 {
+		return fitBox("", w, h)
+	}
+	xLabel := func(col int) string { return strconv.FormatFloat(t.Grid[min(max(col-1, 0), len(t.Grid)-1)], 'g', 3, 64) }
+	if v.axisX {
+		xLabel = axisLabel(t, v.sc.Sweep.Axis)
+	}
+	scale := "log"
+	if !v.c.logY {
+		scale = "linear"
+	}
+	var parts []string
+	left := h
+	for ci, mi := range charted {
+		metric := t.Metrics[mi]
+		rows := h / k
+		if ci == k-1 {
+			rows = left
+		}
+		left -= rows
+		spec := chartSpec{width: w, height: rows - 1, rounds: len(t.Grid), logY: v.c.logY, color: st.color, axisColor: st.axis(),
+			xAxis: true, xLabel: xLabel, shared: sharedGlyph,
+			// A linear axis without a reference level fits the data (test MSEs
+			// differ in the second digit); with one (FG = 1) it starts at 0.
+			tight: !v.c.logY && math.IsNaN(metric.Ref)}
+		for r := range t.Labels {
+			vals := make([]float64, len(t.Grid))
+			for i := range vals {
+				vals[i], _, _ = t.Stat(i, r, mi)
+			}
+			l := v.labelLooks[r]
+			spec.curves = append(spec.curves, series{values: fillGaps(vals, v.c.logY), glyph: l.glyph, color: st.racerColor(l), racer: r})
+		}
+		note := ""
+		if !math.IsNaN(metric.Ref) {
+			spec.levels = append(spec.levels, level{value: metric.Ref, glyph: referenceGlyph, color: st.axis()})
+			note = fmt.Sprintf("   %c %s", referenceGlyph, metric.RefNote)
+		}
+		parts = append(parts, ansi.Truncate(st.caption.Render(metric.Caption)+st.muted.Render(" ("+scale+")"+note), w, "…"),
+			plotChart(spec))
+	}
+	return strings.Join(parts, "\n")
+}
+
+// axisLabel labels x position col (1-based) with the trial mean, at that
+// grid point, of the metric named axis (a property of the data, equal for
+// every racer: racer 0's is read), or "…" before its first trial.
+func axisLabel(t *experiment.SweepTable, axis string) func(col int) string {
+	mi := -1
+	for k, m := range t.Metrics {
+		if m.Name == axis {
+			mi = k
+		}
+	}
+	return func(col int) string {
+		i := min(max(col-1, 0), len(t.Grid)-1)
+		if mi < 0 || len(t.Labels) == 0 {
+			return "…"
+		}
+		mean, _, n := t.Stat(i, 0, mi)
+		if n == 0 {
+			return "…"
+		}
+		if mean == math.Trunc(mean) && math.Abs(mean) < 1e6 {
+			return strconv.FormatFloat(mean, 'f', 0, 64) // a count such as |D_j|
+		}
+		return strconv.FormatFloat(mean, 'g', 2, 64)
+	}
+}
+
+// diverged names the racers with a metric "diverged" above 0 at some grid
+// value, and how many values; "" when none did.
+func diverged(t *experiment.SweepTable) string {
+	mi := -1
+	for k, m := range t.Metrics {
+		if m.Name == "diverged" {
+			mi = k
+		}
+	}
+	if mi < 0 {
+		return ""
+	}
+	var parts []string
+	for r, label := range t.Labels {
+		n := 0
+		for i := range t.Grid {
+			if mean, _, k := t.Stat(i, r, mi); k > 0 && mean > 0 {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d of %d values)", label, n, len(t.Grid)))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "diverged, left out of the means: " + strings.Join(parts, ", ")
+}
+
+// fillGaps joins the grid points that have data by straight lines (in log
+// space on a log axis) so that the coarse first pass already reads as a
+// curve; points outside the known range stay empty.
+func fillGaps(vals []float64, logY bool) []float64 {
+	out := append([]float64(nil), vals...)
+	ok := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && (!logY || x > 0) }
+	prev := -1
+	for i, x := range vals {
+		if !ok(x) {
+			continue
+		}
+		if prev >= 0 && i-prev > 1 {
+			a, b := vals[prev], x
+			for j := prev + 1; j < i; j++ {
+				f := float64(j-prev) / float64(i-prev)
+				if logY {
+					out[j] = math.Exp((1-f)*math.Log(a) + f*math.Log(b))
+				} else {
+					out[j] = (1-f)*a + f*b
+				}
+			}
+		}
+		prev = i
+	}
+	return out
+}
+
+// legend shows each curve's glyph and label in its colour; names are never
+// cut (they wrap).
+func (v *sweepView) legend(w int) []string {
+	st := v.c.styles
+	var entries []string
+	for i, l := range v.table.Labels {
+		lk := v.labelLooks[i]
+		entries = append(entries, st.paint(string(lk.glyph)+" "+l, st.racerColor(lk)))
+	}
+	return packEntries(entries, w)
+}
+
+// progressLine is the progress bar with trials done, elapsed time and ETA.
+func (v *sweepView) progressLine(w int) string {
+	p := experiment.SweepProgress{Done: v.table.Done(), Total: v.table.Total(), Elapsed: v.elapsed}
+	text := fmt.Sprintf(" %d/%d · %s", p.Done, p.Total, clock(p.Elapsed))
+	if v.state == stateRunning && p.Done > 0 {
+		text += " · ETA " + clock(p.ETA())
+	}
+	v.bar.Width = max(w-ansi.StringWidth(text)-1, 10)
+	return ansi.Truncate(v.bar.ViewAs(p.Fraction())+text, w, "…")
+}
+
+func (v *sweepView) status(w int) string {
+	state := map[runState]string{stateRunning: "running", stateDone: "done", stateFailed: "failed", stateStopped: "stopped"}[v.state]
+	if v.paused && v.state == stateRunning {
+		state = "paused"
+	}
+	x := "x: " + v.sc.Sweep.Label
+	if v.axisX {
+		x = fmt.Sprintf("x: %s, labelled with %s", v.sc.Sweep.Label, axisName(v.sc.Sweep.Axis))
+	}
+	parts := []string{state, "seed " + strconv.FormatUint(v.sc.Seed, 10), x}
+	if fe := v.sc.Get("fed_error"); fe != "" {
+		parts = append(parts, "fed error: "+fe)
+	}
+	return ansi.Truncate(v.c.styles.status.Render(strings.Join(parts, " · ")), w, "…")
+}
+
+func (v *sweepView) messages(w int, acts []action) []string {
+	st := v.c.styles
+	var msgs []string
+	if v.fatal != "" {
+		msgs = append(msgs, st.errorLine.Render(v.fatal))
+	}
+	if v.c.notice != "" {
+		msgs = append(msgs, st.notice.Render(v.c.notice))
+	}
+	if d := diverged(v.table); d != "" {
+		msgs = append(msgs, st.notice.Render(d))
+	}
+	if len(msgs) == 0 {
+		return []string{hintBar(st, acts, w)}
+	}
+	return wrapLines(msgs, w, 3)
+}
+
+// axisName is how the status line names an axis metric.
+func axisName(axis string) string {
+	switch axis {
+	case "delta_data":
+		return "the empirical Δ_Dj"
+	case "delta_model":
+		return "the empirical Δ_fj"
+	case "local_size":
+		return "|D_j|"
+	}
+	return axis
+}
+
+// clock formats a duration as m:ss (or h:mm:ss).
+func clock(d time.Duration) string {
+	s := int(d.Round(time.Second).Seconds())
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
+
+// startSweepStream runs the sweep runner in a producer goroutine (see
+// produce).
+func startSweepStream(ctx context.Context, runID int, run SweepRunner, sc experiment.Scenario) <-chan tea.Msg {
+	return produce(ctx, func(send func(tea.Msg)) tea.Msg {
+		err := run(ctx, sc, func(r experiment.TrialResult) { send(trialMsg{runID, r}) })
+		return sweepDoneMsg{runID, err}
+	})
+}
+
+// waitForTrials reads the next message of a sweep, draining every trial that
+// is already waiting into one batch.
+func waitForTrials(ch <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		return nextBatch(ch,
+			func(msg tea.Msg) (int, experiment.TrialResult, bool) {
+				t, ok := msg.(trialMsg)
+				return t.runID, t.result, ok
+			},
+			func(runID int, results []experiment.TrialResult, tail tea.Msg) tea.Msg {
+				return trialsMsg{runID: runID, results: results, tail: tail}
+			})
+	}
+}
