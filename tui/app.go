@@ -337,4 +337,3 @@ func (msg exportedMsg) notice() string {
 	}
 	return fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
 }
-

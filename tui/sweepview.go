@@ -264,7 +264,9 @@ func (v *sweepView) charts(w, h int) string {
 	if k == 0 {
 		return fitBox("", w, h)
 	}
-	xLabel := func(col int) string { return strconv.FormatFloat(t.Grid[min(max(col-1, 0), len(t.Grid)-1)], 'g', 3, 64) }
+	xLabel := func(col int) string {
+		return strconv.FormatFloat(t.Grid[min(max(col-1, 0), len(t.Grid)-1)], 'g', 3, 64)
+	}
 	if v.axisX {
 		xLabel = axisLabel(t, v.sc.Sweep.Axis)
 	}
