@@ -50,6 +50,31 @@ type SweepMetric struct {
 	// TableOnly metrics are written as columns but not charted (e.g. the
 	// fraction of diverged trials, the empirical heterogeneity).
 	TableOnly bool
+	// Spread names another metric of the same table drawn as a band or a
+	// second line beside this one (e.g. the median of the per-trial FG).
+	Spread string
+	// Theory are the papers' predictions drawn dashed on this metric's
+	// chart, named in the legend and toggled with the theory overlays.
+	Theory []Theory
+	// Marks are grid values the chart marks with a vertical line and a
+	// note (e.g. r = n_j, where single trials spike).
+	Marks []Mark
+}
+
+// Theory is a prediction of a paper on a sweep's chart: a curve with one
+// value per grid point (NaN where it does not apply), or, when Curve is nil,
+// a vertical line at the grid value At (e.g. the coverage point
+// r = d·ln d/M of paper 000's Thm 6).
+type Theory struct {
+	Label string
+	Curve []float64
+	At    float64
+}
+
+// Mark is a grid value a sweep chart singles out, and why.
+type Mark struct {
+	At   float64
+	Note string
 }
 
 // sweeper returns the scenario's family as a Sweeper, or an *InputError
