@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -158,4 +159,63 @@ func (c *Catalog) isEarly(sc Scenario, a string) bool {
 	}
 	_, ok := c.Opener(key)
 	return ok
+}
+
+// Command returns the command-line arguments (after "fedscope") that
+// reproduce sc: its preset, and --rounds, --seed and a --set for every key
+// whose value differs from the preset's (a scenario opened by a key such as
+// data= is written from the preset of that key's family).
+func (c *Catalog) Command(sc Scenario) []string {
+	base, preset, opened := sc, sc.Preset, ""
+	if p, err := c.Lookup(sc.Preset); err == nil {
+		base = p.Scenario()
+	} else {
+		for _, k := range sc.Knobs() {
+			if k.Open != nil && k.Get(sc) != "" {
+				base, opened = k.Open(sc.Seed), k.Name
+				break
+			}
+		}
+		if presets := sc.Family.Presets(); len(presets) > 0 {
+			preset = presets[0].Name
+		}
+	}
+	args := []string{"--preset", preset}
+	if sc.Seed != base.Seed {
+		args = append(args, "--seed", strconv.FormatUint(sc.Seed, 10))
+	}
+	if sc.Rounds != base.Rounds {
+		args = append(args, "--rounds", strconv.Itoa(sc.Rounds))
+	}
+	set := func(k Knob) { args = append(args, "--set", k.Name+"="+k.Get(sc)) }
+	if opened != "" {
+		if k, ok := sc.Knob(opened); ok {
+			set(k)
+		}
+	}
+	for _, k := range sc.Knobs() {
+		if k.Name == "rounds" || k.Name == "seed" || k.Name == opened {
+			continue
+		}
+		if bk, ok := base.Knob(k.Name); !ok || bk.Get(base) != k.Get(sc) {
+			set(k)
+		}
+	}
+	return args
+}
+
+// Quote writes command-line arguments for a POSIX shell, quoting only what
+// needs it.
+func Quote(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && !strings.ContainsFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_=.,:/+@%", r))
+		}) {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }

@@ -108,3 +108,46 @@ func (p Preset) Scenario() Scenario {
 type RacerMenu interface {
 	Menu(sc Scenario) []RacerSpec
 }
+
+// Storyteller is implemented by families that explain their presets: a
+// short story (what is on screen, what to look for and why, citing the
+// paper) and the annotations that appear on the charts when they become
+// true.
+type Storyteller interface {
+	Story(sc Scenario) string
+	Annotations(sc Scenario) []Annotation
+}
+
+// AnnotationKind is the condition of an annotation.
+type AnnotationKind int
+
+const (
+	// Plateau holds when a racer's metric has changed by less than Tol
+	// (relative) over the last Window rounds.
+	Plateau AnnotationKind = iota
+	// Reaches holds when a racer's metric falls to within Tol (relative)
+	// above the level labelled Level (Facts.Levels; "" is the metric's
+	// first level): v ≤ (1 + Tol)·level.
+	Reaches
+	// Diverges holds when a racer stopped with a divergence; the label
+	// names its stable step size.
+	Diverges
+)
+
+// Annotation is a label drawn at a racer's curve on the chart of Metric once
+// its condition holds. Text may hold one %s, replaced by the racer's short
+// name ("s=5").
+type Annotation struct {
+	Metric string
+	Kind   AnnotationKind
+	Tol    float64
+	Window int
+	Level  string
+	Text   string
+	// Only, when set, restricts the annotation to racers whose spec starts
+	// with one of these prefixes (e.g. "fedavg:s=5", "fedprox").
+	Only []string
+	// Skip lists racer spec prefixes the annotation never applies to
+	// (e.g. "fedavg:s=1", which is gradient descent and never stalls).
+	Skip []string
+}

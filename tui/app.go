@@ -3,10 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/muesli/termenv"
@@ -51,6 +53,16 @@ type common struct {
 	ids     int     // the last run id handed out (ids are unique across views)
 	notice  string  // a sentence for the user, until the next key
 	version int     // bumped by anything shared that changes what is drawn
+	theory  bool    // draw the papers' predictions (t)
+	story   bool    // show the story beside the charts when there is room (i)
+	release string  // the program's version, for exports
+	// tick schedules a message after a delay: tea.Tick, or a fake in tests
+	// (which deliver ticks themselves, with a fake clock).
+	tick func(d time.Duration, f func(time.Time) tea.Msg) tea.Cmd
+	// exitLine receives, when the explorer quits, the command line of what
+	// was on screen if it differs from the defaults it started with.
+	exitLine func(string)
+	start    string // the command line of the starting scenario
 }
 
 // frameInterval caps redraws at about 30 per second however fast the
@@ -99,18 +111,46 @@ func WithClock(now func() time.Time) Option { return func(m *Model) { m.c.now = 
 // WithProfile sets the colour profile (tests pin termenv.Ascii).
 func WithProfile(p termenv.Profile) Option { return func(m *Model) { m.c.profile = p } }
 
+// WithTicker replaces tea.Tick (tests deliver the ticks themselves).
+func WithTicker(t func(time.Duration, func(time.Time) tea.Msg) tea.Cmd) Option {
+	return func(m *Model) { m.c.tick = t }
+}
+
+// WithTheme selects the theme by name (dark, light or mono).
+func WithTheme(name string) Option {
+	return func(m *Model) {
+		for i, t := range themes {
+			if t.name == name {
+				m.c.theme = i
+			}
+		}
+	}
+}
+
+// WithVersion records the program's version for the exports' sidecars.
+func WithVersion(v string) Option { return func(m *Model) { m.c.release = v } }
+
+// WithExitLine asks for the command line of the final state when it
+// differs from the starting one (printed by the caller after the explorer
+// closes).
+func WithExitLine(f func(string)) Option { return func(m *Model) { m.c.exitLine = f } }
+
 // WithPace sets the playback pace in rounds per second (maxPace: as fast as
 // the rounds are computed).
 func WithPace(p float64) Option { return func(m *Model) { m.c.pace = p } }
 
 // NewModel returns the explorer on a scenario; Init starts it.
 func NewModel(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engine, sc experiment.Scenario, opts ...Option) *Model {
-	c := &common{ctx: ctx, catalog: cat, engine: eng, runner: eng.Run, sweeper: experiment.RunSweep, now: time.Now,
-		profile: defaultProfile(), width: 80, height: 24, logY: true}
+	c := &common{ctx: ctx, catalog: cat, engine: eng, runner: eng.Run, sweeper: experiment.RunSweep, now: time.Now, tick: tea.Tick,
+		profile: defaultProfile(), width: 80, height: 24, logY: true, theory: true, story: true, theme: -1}
 	m := &Model{c: c}
 	for _, o := range opts {
 		o(m)
 	}
+	if c.theme < 0 {
+		c.theme = defaultTheme(c.profile)
+	}
+	c.start = commandLine(c, sc)
 	c.styles = newStyles(themes[c.theme], c.profile)
 	m.v = newView(c, sc)
 	return m
@@ -118,6 +158,19 @@ func NewModel(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engi
 
 // defaultProfile is the terminal's colour profile (Ascii under NO_COLOR).
 func defaultProfile() termenv.Profile { return termenv.EnvColorProfile() }
+
+// defaultTheme is mono without colour, else dark or light after the
+// terminal's background (lipgloss asks the terminal; dark when it cannot
+// tell).
+func defaultTheme(p termenv.Profile) int {
+	switch {
+	case p == termenv.Ascii:
+		return 2
+	case lipgloss.HasDarkBackground():
+		return 0
+	}
+	return 1
+}
 
 // newView returns the view that shows a scenario.
 func newView(c *common, sc experiment.Scenario) view {
@@ -154,8 +207,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.KeyMsg:
 		if msg.String() == "ctrl+c" {
-			m.Close()
-			return m, tea.Quit
+			return m, m.quit()
 		}
 		return m, m.key(msg)
 	case tea.WindowSizeMsg:
@@ -228,11 +280,50 @@ func (m *Model) globalActions() []action {
 			m.screen = screenHelp
 			return nil
 		}},
-		action{keys: []string{"q"}, help: "quit", hint: "quit", group: "explore", run: func() tea.Cmd {
-			m.Close()
-			return tea.Quit
-		}},
+		action{keys: []string{"q"}, help: "quit", hint: "quit", group: "explore", run: m.quit},
+		action{keys: []string{"y"}, help: "this state as a command line (copied to the clipboard where the terminal allows)", group: "explore",
+			run: m.command},
+		action{keys: []string{"T"}, help: "theme: dark, light, mono (now " + themes[m.c.theme].name + ")", group: "explore", run: m.nextTheme},
 	)
+}
+
+// quit closes the explorer, handing the final command line to exitLine
+// when it differs from the starting one.
+func (m *Model) quit() tea.Cmd {
+	m.Close()
+	if line := commandLine(m.c, m.v.scenario()); m.c.exitLine != nil && line != m.c.start {
+		m.c.exitLine(line)
+	}
+	return tea.Quit
+}
+
+// command shows the command line that reproduces the screen and copies it
+// to the clipboard with OSC 52.
+func (m *Model) command() tea.Cmd {
+	line := commandLine(m.c, m.v.scenario())
+	m.c.notice = line
+	return func() tea.Msg {
+		termenv.NewOutput(os.Stdout).Copy(line)
+		return nil
+	}
+}
+
+// commandLine is the fedscope command that reproduces a scenario at the
+// current pace.
+func commandLine(c *common, sc experiment.Scenario) string {
+	args := c.catalog.Command(sc)
+	if c.pace != 0 && !sc.IsSweep() {
+		args = append(args, "--pace", paceName(c.pace))
+	}
+	return "fedscope " + experiment.Quote(args)
+}
+
+// nextTheme cycles the themes.
+func (m *Model) nextTheme() tea.Cmd {
+	m.c.theme = (m.c.theme + 1) % len(themes)
+	m.c.styles = newStyles(themes[m.c.theme], m.c.profile)
+	m.c.notice = "theme: " + themes[m.c.theme].name
+	return nil
 }
 
 func firstSentence(s string) string {
@@ -308,7 +399,12 @@ func (m *Model) View() string {
 	case screenHelp:
 		intro, acts := m.v.help()
 		acts = append(acts, m.globalActions()...)
-		body := st.caption.Render("Help") + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w) +
+		if s, ok := m.v.scenario().Family.(experiment.Storyteller); ok {
+			if story := s.Story(m.v.scenario()); story != "" {
+				intro = story + "\n\n" + intro
+			}
+		}
+		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w) +
 			"\n\n" + st.muted.Render("press ? or esc to close")
 		return fitBox(body, w, h)
 	case screenAlgorithms, screenPresets:
@@ -325,9 +421,10 @@ func (m *Model) View() string {
 
 // exportedMsg reports a finished export.
 type exportedMsg struct {
-	path string
-	rows int
-	err  error
+	path, sidecar string
+	rows          int
+	partial       bool
+	err           error
 }
 
 // notice is the sentence an export leaves in the status area.
@@ -335,5 +432,12 @@ func (msg exportedMsg) notice() string {
 	if msg.err != nil {
 		return "export failed: " + msg.err.Error()
 	}
-	return fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+	s := fmt.Sprintf("exported %d rows to %s", msg.rows, msg.path)
+	if msg.sidecar != "" {
+		s += " (command and keys in " + msg.sidecar + ")"
+	}
+	if msg.partial {
+		s += "; partial: the run had not finished"
+	}
+	return s
 }

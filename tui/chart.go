@@ -67,6 +67,17 @@ type chartSpec struct {
 	cursor int
 	// shared marks cells where two racers' points coincide.
 	shared rune
+	// labels are annotations written near a point of the chart.
+	labels []chartLabel
+}
+
+// chartLabel is a short text placed next to the cell of (round, value), in
+// empty cells only: above the point, or below, or not at all.
+type chartLabel struct {
+	round int
+	value float64
+	text  string
+	color string
 }
 
 // Chart geometry constants: asciigraph's label cell is labelWidth+1 wide,
@@ -213,9 +224,20 @@ func drawChart(c chartSpec) (string, chartGeom) {
 	if c.cursor > 0 {
 		grid.vline(colOfRound(g, float64(c.cursor)), rows, c.xAxis, cursorGlyph, cursorFoot)
 	}
+	labelled := map[[2]int]string{}
+	for _, l := range c.labels {
+		v, ok := plotted(l.value, c.logY)
+		if !ok || v < g.lo-g.step/2 || v > g.hi+g.step/2 {
+			continue
+		}
+		grid.label(g.rowOf(math.Min(math.Max(v, g.lo), g.hi)), colOfRound(g, float64(l.round)), rows, plotLeft+g.cols, []rune(l.text), l.color, labelled)
+	}
 	colorOf := func(r, x int) string {
 		if !c.color {
 			return ""
+		}
+		if col, ok := labelled[[2]int{r, x}]; ok {
+			return col
 		}
 		if x < plotLeft || r >= rows {
 			return c.axisColor
@@ -580,6 +602,48 @@ func (g grid) vline(col, rows int, xAxis bool, glyph, foot rune) {
 			g.set(rows, x, foot)
 		}
 	}
+}
+
+// label writes text into empty plot cells near (row, col): the nearest
+// free place on the rows above and below (up to four away), ending at the
+// point, starting there, or sliding along the row; nothing when no place is
+// empty. It reports whether the label was placed.
+func (g grid) label(row, col, rows, maxX int, text []rune, color string, placed map[[2]int]string) bool {
+	if col < 0 {
+		return false
+	}
+	x0 := plotLeft + col
+	n := len(text)
+	fits := func(r, start int) bool {
+		if start < plotLeft || start+n > maxX {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			if g.at(r, start+i) != ' ' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, dr := range []int{-1, 1, -2, 2, -3, 3, -4, 4} {
+		r := row + dr
+		if r < 0 || r >= rows {
+			continue
+		}
+		for shift := 0; shift <= n; shift += max(1, n/4) {
+			for _, start := range []int{x0 - n + 1 - shift, x0 + shift} {
+				if !fits(r, start) {
+					continue
+				}
+				for i, ch := range text {
+					g.set(r, start+i, ch)
+					placed[[2]int{r, start + i}] = color
+				}
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // replay repeats asciigraph's drawing of the series and returns, per plot

@@ -57,6 +57,16 @@ func (v *clusterView) draw() string {
 		caption = wrapLines([]string{v.c.styles.muted.Render(c)}, w, 2)
 	}
 	body := h - 2 - len(legend) - len(messages) - len(caption)
+	lines := []string{v.title(w), v.withStory(w, body, v.panes)}
+	lines = append(lines, caption...)
+	lines = append(lines, legend...)
+	lines = append(lines, v.statusLine(w))
+	lines = append(lines, messages...)
+	return fitBox(strings.Join(lines, "\n"), w, h)
+}
+
+// panes draws the assignment grids beside the charts into w×body.
+func (v *clusterView) panes(w, body int) string {
 	cw := max(26, w*9/20)
 	gw := w - cw - 1
 	left := v.gridsView(gw, body)
@@ -77,12 +87,7 @@ func (v *clusterView) draw() string {
 			b.WriteString(rl[i])
 		}
 	}
-	lines := []string{v.title(w), b.String()}
-	lines = append(lines, caption...)
-	lines = append(lines, legend...)
-	lines = append(lines, v.statusLine(w))
-	lines = append(lines, messages...)
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return b.String()
 }
 
 // gridsView stacks one grid per racer when each gets enough rows, otherwise

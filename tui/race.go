@@ -118,7 +118,7 @@ func (r *race) tick() tea.Cmd {
 	}
 	r.ticking = true
 	id := r.runID
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return tickMsg{id} })
+	return r.c.tick(frameInterval, func(time.Time) tea.Msg { return tickMsg{id} })
 }
 
 // update handles the race's messages; it reports whether it handled msg.
@@ -236,7 +236,7 @@ func (r *race) advance() {
 	if math.IsInf(r.pace, 1) {
 		r.revealed = avail
 	} else {
-		r.frac += r.pace * math.Min(dt, 0.5) // a stalled frame does not burst
+		r.frac += r.pace * dt
 		n := int(r.frac)
 		r.frac -= float64(n)
 		r.revealed = min(r.revealed+n, avail)
@@ -384,10 +384,13 @@ func paceNames() string {
 }
 
 func paceName(p float64) string {
-	if math.IsInf(p, 1) {
+	switch {
+	case math.IsInf(p, 1):
 		return "max"
+	case p == math.Trunc(p):
+		return strconv.FormatFloat(p, 'f', -1, 64)
 	}
-	return strconv.FormatFloat(p, 'g', 2, 64)
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // toggleRacer shows or hides racer i.
@@ -403,8 +406,11 @@ func (r *race) toggleRacer(i int) {
 // visible reports whether racer i is shown.
 func (r *race) visible(i int) bool { return !r.hidden[r.specs[i].String()] }
 
-// export writes the rounds revealed so far as CSV into the working
-// directory, never overwriting an existing file.
+// export writes the rounds revealed so far as CSV, named after the preset,
+// the seed and the keys that differ from the preset, beside a JSON sidecar
+// with the command line that reproduces them, the version and every key;
+// it never overwrites a file, and an export before the end says it is
+// partial.
 func (r *race) export() tea.Cmd {
 	t := r.table.Snapshot()
 	for i := range t.Rounds {
@@ -412,11 +418,8 @@ func (r *race) export() tea.Cmd {
 			t.Rounds[i] = t.Rounds[i][:r.revealed]
 		}
 	}
-	base := fmt.Sprintf("fedscope-%s-seed%d", r.sc.Preset, r.sc.Seed)
-	return func() tea.Msg {
-		path, err := experiment.ExportNew(base, ".csv", func(w io.Writer) error { return t.Write(w, experiment.CSV) })
-		return exportedMsg{path: path, rows: t.Len(), err: err}
-	}
+	partial := r.state != stateDone || r.revealed < r.available()
+	return exportWith(r.c, r.sc, t.Len(), partial, r.revealed, func(w io.Writer) error { return t.Write(w, experiment.CSV) })
 }
 
 // metricIndex returns the column of a metric in the race's table.

@@ -73,6 +73,7 @@ func (v *runView) help() (string, []action) {
 		action{keys: []string{"l"}, help: "log / linear y axis", group: "view",
 			run: func() tea.Cmd { v.c.logY = !v.c.logY; v.c.version++; return nil }},
 	)
+	acts = append(acts, v.explainActions()...)
 	if len(v.facts.Charts) > 1 {
 		acts = append(acts, action{keys: []string{"tab"}, help: "next chart (when only one fits)", group: "view",
 			run: func() tea.Cmd { v.chart = (v.chart + 1) % len(v.facts.Charts); v.version++; return nil }})
@@ -98,7 +99,7 @@ func (v *runView) draw() string {
 	legend := v.readout(w, v.chartMetrics())
 	messages := v.messageLines(w, acts)
 	body := h - 2 - len(legend) - len(messages) // title, status
-	lines := []string{v.title(w), v.charts(w, body)}
+	lines := []string{v.title(w), v.withStory(w, body, v.charts)}
 	lines = append(lines, legend...)
 	lines = append(lines, v.statusLine(w))
 	lines = append(lines, messages...)
@@ -170,7 +171,7 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 		}
 		s := series{values: vals, glyph: v.looks[i].glyph, color: st.racerColor(v.looks[i]), racer: i}
 		spec.curves = append(spec.curves, s)
-		if b := v.metricIndex(metric.Bound); metric.Bound != "" && b >= 0 {
+		if b := v.metricIndex(metric.Bound); metric.Bound != "" && b >= 0 && v.c.theory {
 			bv := v.values(i, b)
 			if oracle {
 				bv = resample(v.values(i, xm), bv, lo, hi, spec.rounds)
@@ -180,7 +181,7 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 	}
 	var notes []string
 	for _, l := range v.facts.Levels {
-		if l.Metric != metric.Name {
+		if l.Metric != metric.Name || (l.Theory && !v.c.theory) {
 			continue
 		}
 		g := referenceGlyph
@@ -190,8 +191,11 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 		spec.levels = append(spec.levels, level{value: l.Value, glyph: g, color: st.axis()})
 		notes = append(notes, fmt.Sprintf("%c %s %s", g, l.Label, formatValue(l.Value)))
 	}
-	if metric.Bound != "" {
-		notes = append(notes, fmt.Sprintf("%c bound (same colour)", boundGlyph))
+	if metric.Bound != "" && v.c.theory {
+		notes = append(notes, fmt.Sprintf("%c %s (same colour)", boundGlyph, v.table.Metrics[v.metricIndex(metric.Bound)].Label()))
+	}
+	if !oracle {
+		spec.labels = v.annotations(metric.Name)
 	}
 	if !oracle && v.cursor > 0 {
 		spec.cursor = v.cursor
@@ -207,9 +211,12 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 	}
 	head := " (" + scale + ")"
 	if v.zoom {
-		if z, a, b, ok := v.zoomRange(spec.curves, logY); ok && !oracle {
+		if z, a, b, clipped, ok := v.zoomRange(spec.curves, logY); ok && !oracle {
 			spec.zoom = &z
 			head += fmt.Sprintf(" · zoom: rounds %d–%d", a, b)
+			for _, i := range clipped {
+				head += fmt.Sprintf(", %c clipped", v.looks[i].glyph)
+			}
 		}
 	}
 	if oracle {
@@ -236,32 +243,58 @@ func (v *runView) phaseAt(k int) int {
 }
 
 // zoomRange is the y range of the visible curves over the revealed tail
-// (the last half of the revealed rounds), or a window around the cursor;
-// it returns the range and the rounds it covers.
-func (v *runView) zoomRange(curves []series, logY bool) ([2]float64, int, int, bool) {
+// (the last half of the revealed rounds), or a window around the cursor; it
+// returns the range, the rounds it covers, and the curves left out of the
+// range because they still fall or rise by more than a decade there (so
+// that the plateaus of the others spread over the chart; those curves are
+// clipped, not hidden).
+func (v *runView) zoomRange(curves []series, logY bool) ([2]float64, int, int, []int, bool) {
 	a, b := v.revealed/2+1, v.revealed
 	if v.cursor > 0 {
 		half := max(v.revealed/4, 2)
 		a, b = max(1, v.cursor-half), min(v.revealed, v.cursor+half)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range curves {
+	type span struct{ lo, hi float64 }
+	spans := make([]span, len(curves))
+	for i, s := range curves {
+		spans[i] = span{math.Inf(1), math.Inf(-1)}
 		for k := a; k <= b && k-1 < len(s.values); k++ {
 			x := s.values[k-1]
 			if math.IsNaN(x) || math.IsInf(x, 0) || (logY && x <= 0) {
 				continue
 			}
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
+			spans[i].lo, spans[i].hi = math.Min(spans[i].lo, x), math.Max(spans[i].hi, x)
+		}
+	}
+	moving := func(sp span) bool {
+		if logY {
+			return sp.hi > 10*sp.lo
+		}
+		return false
+	}
+	var clipped []int
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for pass := 0; pass < 2 && math.IsInf(lo, 1); pass++ {
+		clipped = clipped[:0]
+		for i, sp := range spans {
+			if math.IsInf(sp.lo, 1) {
+				continue
+			}
+			if pass == 0 && moving(sp) {
+				clipped = append(clipped, curves[i].racer)
+				continue
+			}
+			lo, hi = math.Min(lo, sp.lo), math.Max(hi, sp.hi)
 		}
 	}
 	if math.IsInf(lo, 1) {
-		return [2]float64{}, 0, 0, false
+		return [2]float64{}, 0, 0, nil, false
 	}
 	if logY {
-		return [2]float64{lo / 1.05, hi * 1.05}, a, b, true
+		return [2]float64{lo / 1.05, hi * 1.05}, a, b, clipped, true
 	}
 	pad := 0.05 * (hi - lo)
-	return [2]float64{lo - pad, hi + pad}, a, b, true
+	return [2]float64{lo - pad, hi + pad}, a, b, clipped, true
 }
 
 // xRange returns log10 of the smallest and largest value of the x metric

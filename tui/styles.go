@@ -60,6 +60,7 @@ const (
 	theoryGlyph    = '╌' // a paper's prediction
 	boundGlyph     = '┈' // a racer's bound (paper 002)
 	sharedGlyph    = '◆' // a cell where two racers' points coincide
+	spreadGlyph    = '·' // a sweep's second statistic (the median)
 )
 
 // wellKnown fixes the looks of the racers of the presets, so that the

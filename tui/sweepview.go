@@ -151,7 +151,7 @@ func (v *sweepView) schedule() tea.Cmd {
 	}
 	v.frameDue = true
 	id := v.runID
-	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return sweepFrameMsg{id} })
+	return v.c.tick(frameInterval, func(time.Time) tea.Msg { return sweepFrameMsg{id} })
 }
 
 func (v *sweepView) help() (string, []action) {
@@ -204,8 +204,36 @@ func (v *sweepView) help() (string, []action) {
 			action{keys: live.Down, label: label, help: live.Desc + " down / up", group: "parameters", run: step(false)},
 			action{keys: live.Up, group: "parameters", run: step(true)})
 	}
+	hasTheory := false
+	for _, m := range v.table.Metrics {
+		hasTheory = hasTheory || len(m.Theory) > 0
+	}
+	acts = append(acts, explainActions(v.c, v.sc, hasTheory)...)
 	intro := "Sweeps average many trials per value of the swept knob; curves refine as trials arrive. Every change restarts the sweep at once."
+	for _, m := range v.table.Metrics {
+		for _, mk := range m.Marks {
+			intro += " " + string(markGlyph) + " at " + strconv.FormatFloat(mk.At, 'g', 4, 64) + ": " + mk.Note + "."
+		}
+	}
 	return intro, acts
+}
+
+// gridPosition returns the chart position (1-based, fractional) of a value
+// of the swept knob: the grid is drawn evenly by index, so a value between
+// two grid points sits between their positions (log-interpolated on a
+// log-spaced grid).
+func gridPosition(grid []float64, x float64) float64 {
+	for i := 0; i+1 < len(grid); i++ {
+		a, b := grid[i], grid[i+1]
+		if x >= a && x <= b {
+			f := (x - a) / (b - a)
+			if a > 0 && b > a*1.5 {
+				f = math.Log(x/a) / math.Log(b/a)
+			}
+			return float64(i+1) + f
+		}
+	}
+	return -1
 }
 
 func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
@@ -222,11 +250,8 @@ func (v *sweepView) togglePause() tea.Cmd {
 
 func (v *sweepView) export() tea.Cmd {
 	t := v.table.Snapshot()
-	base := fmt.Sprintf("fedscope-%s-seed%d", v.sc.Preset, v.sc.Seed)
-	return func() tea.Msg {
-		path, err := experiment.ExportNew(base, ".csv", func(w io.Writer) error { return t.Write(w, experiment.CSV) })
-		return exportedMsg{path: path, rows: t.Rows(), err: err}
-	}
+	partial := v.state != stateDone
+	return exportWith(v.c, v.sc, t.Rows(), partial, t.Done(), func(w io.Writer) error { return t.Write(w, experiment.CSV) })
 }
 
 func (v *sweepView) view() string {
@@ -243,7 +268,7 @@ func (v *sweepView) draw() string {
 	messages := v.messages(w, acts)
 	legend := v.legend(w)
 	body := h - 3 - len(messages) - len(legend) // title, progress, status
-	lines := []string{title, v.charts(w, body)}
+	lines := []string{title, withStory(v.c, v.sc, w, body, v.charts)}
 	lines = append(lines, legend...)
 	lines = append(lines, v.progressLine(w), v.status(w))
 	return fitBox(strings.Join(append(lines, messages...), "\n"), w, h)
@@ -288,18 +313,49 @@ func (v *sweepView) charts(w, h int) string {
 			// A linear axis without a reference level fits the data (test MSEs
 			// differ in the second digit); with one (FG = 1) it starts at 0.
 			tight: !v.c.logY && math.IsNaN(metric.Ref)}
+		spread := -1
+		for k, m := range t.Metrics {
+			if metric.Spread != "" && m.Name == metric.Spread {
+				spread = k
+			}
+		}
 		for r := range t.Labels {
+			l := v.labelLooks[r]
 			vals := make([]float64, len(t.Grid))
 			for i := range vals {
 				vals[i], _, _ = t.Stat(i, r, mi)
 			}
-			l := v.labelLooks[r]
 			spec.curves = append(spec.curves, series{values: fillGaps(vals, v.c.logY), glyph: l.glyph, color: st.racerColor(l), racer: r})
+			if spread >= 0 {
+				sv := make([]float64, len(t.Grid))
+				for i := range sv {
+					sv[i], _, _ = t.Stat(i, r, spread)
+				}
+				spec.overlays = append(spec.overlays, series{values: fillGaps(sv, v.c.logY), glyph: spreadGlyph, color: st.racerColor(l), racer: -1})
+			}
 		}
 		note := ""
 		if !math.IsNaN(metric.Ref) {
 			spec.levels = append(spec.levels, level{value: metric.Ref, glyph: referenceGlyph, color: st.axis()})
 			note = fmt.Sprintf("   %c %s", referenceGlyph, metric.RefNote)
+		}
+		if spread >= 0 {
+			note += fmt.Sprintf("   %c %s", spreadGlyph, t.Metrics[spread].Caption)
+		}
+		for _, mk := range metric.Marks {
+			spec.marks = append(spec.marks, gridPosition(t.Grid, mk.At))
+			note += fmt.Sprintf("   %c %s", markGlyph, mk.Note)
+		}
+		if v.c.theory {
+			for _, th := range metric.Theory {
+				if th.Curve == nil {
+					spec.marks = append(spec.marks, gridPosition(t.Grid, th.At))
+					note += fmt.Sprintf("   %c %s", markGlyph, th.Label)
+					continue
+				}
+				spec.overlays = append(spec.overlays, series{values: th.Curve, glyph: theoryGlyph, color: st.axis(), racer: -1})
+				note += fmt.Sprintf("   %c %s", theoryGlyph, th.Label)
+			}
 		}
 		parts = append(parts, ansi.Truncate(st.caption.Render(metric.Caption)+st.muted.Render(" ("+scale+")"+note), w, "…"),
 			plotChart(spec))

@@ -36,7 +36,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 			func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
 		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
-			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "B", Desc: "minibatch size B", Step: stepBatch}),
+			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
 		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
 		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
@@ -68,7 +68,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 				}),
 			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, maxDim,
 				data(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
-				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "r", Desc: "covariate subspace r", Step: stepSubspace}))
+				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
 	}
 	if c.Kind != runKind {
 		out = append(out, experiment.TrialsKnob(),

@@ -1,0 +1,382 @@
+package tui
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// TestPlaybackRevealsAtThePace checks that the computation runs ahead while
+// the view reveals rounds at the pace, that space pauses the reveal, that .
+// steps exactly one round, and that max reveals everything.
+func TestPlaybackRevealsAtThePace(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(10)).start()
+	r := h.race()
+	if r.available() != 150 || r.revealed != 0 {
+		t.Fatalf("after computing: %d available, %d revealed; want 150 and 0", r.available(), r.revealed)
+	}
+	h.tick(time.Second)
+	if r.revealed != 10 {
+		t.Fatalf("10 rounds/s for 1 s revealed %d rounds", r.revealed)
+	}
+	h.tick(300 * time.Millisecond)
+	h.tick(300 * time.Millisecond)
+	if r.revealed != 16 {
+		t.Fatalf("0.6 s more revealed up to %d, want 16", r.revealed)
+	}
+	h.key(" ")
+	h.tick(5 * time.Second)
+	if r.revealed != 16 || !strings.Contains(h.screen(), "paused") {
+		t.Fatalf("paused: revealed %d, status %q", r.revealed, statusOf(h.screen()))
+	}
+	h.key(".")
+	if r.revealed != 17 {
+		t.Fatalf(". revealed %d, want 17", r.revealed)
+	}
+	h.key(" ")
+	h.tick(100 * time.Millisecond)
+	if r.revealed != 18 {
+		t.Fatalf("resumed at 10 rounds/s, 0.1 s revealed up to %d, want 18", r.revealed)
+	}
+	for range paceLadder {
+		h.key(">")
+	}
+	h.tick(frameInterval)
+	if r.revealed != 150 || !strings.Contains(h.screen(), "round 150/150") || !strings.Contains(h.screen(), "max rounds/s") {
+		t.Fatalf("at max pace: revealed %d, status %q", r.revealed, statusOf(h.screen()))
+	}
+}
+
+// TestPaceLadder checks < and > walk the ladder and the status names it.
+func TestPaceLadder(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(10)).start()
+	var got []string
+	for range paceLadder {
+		h.key(">")
+		got = append(got, paceName(h.race().pace))
+	}
+	if want := []string{"20", "50", "100", "max", "max", "max", "max", "max"}; !slices.Equal(got, want) {
+		t.Errorf("> walks %v, want %v", got, want)
+	}
+	got = got[:0]
+	for range paceLadder {
+		h.key("<")
+		got = append(got, paceName(h.race().pace))
+	}
+	if want := []string{"100", "50", "20", "10", "5", "2", "1", "1"}; !slices.Equal(got, want) {
+		t.Errorf("< walks %v, want %v", got, want)
+	}
+	if s := statusOf(h.screen()); !strings.Contains(s, "1 rounds/s") {
+		t.Errorf("status %q does not name the pace", s)
+	}
+}
+
+// TestDefaultPaceDrawsThePresetIn9s checks the default pace: the paradox's
+// 150 rounds over 9 s.
+func TestDefaultPaceDrawsThePresetIn9s(t *testing.T) {
+	h := newHarness(t, small(t)).start()
+	for i := 0; i < 90; i++ {
+		h.tick(100 * time.Millisecond)
+	}
+	if r := h.race(); r.revealed != 150 {
+		t.Errorf("after 9 s, %d of 150 rounds revealed", r.revealed)
+	}
+}
+
+// TestRestartKeepsThePace checks that a parameter change restarts at the
+// current pace.
+func TestRestartKeepsThePace(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(10)).start()
+	h.key(">")
+	h.key("]")
+	h.exec(nil)
+	if p := h.race().pace; p != 20 {
+		t.Errorf("after ], the pace is %v, want 20", p)
+	}
+	if eta := h.m.v.scenario().Get("eta"); eta != "0.15" {
+		t.Errorf("] moved η to %s, want 0.15", eta)
+	}
+}
+
+// TestCursorReadout checks the cursor moves over the revealed rounds and the
+// readout shows every racer's values at the cursor's round with 3
+// significant digits — the same numbers a headless run of the same seed
+// writes.
+func TestCursorReadout(t *testing.T) {
+	sc := small(t)
+	table := experiment.NewTable(sc)
+	if _, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add}); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, sc, WithPace(maxPace)).start()
+	h.tick(frameInterval)
+	r := h.race()
+	check := func(round int) {
+		t.Helper()
+		if got := r.cursorRound(); got != round {
+			t.Fatalf("cursor at %d, want %d", got, round)
+		}
+		screen := h.screen()
+		for i, label := range table.Labels {
+			rd := table.Rounds[i][round-1]
+			want := label + "  ‖∇ℓ‖ " + formatValue(rd.Values[0]) + "  ‖θ−θ*‖ " + formatValue(rd.Values[1])
+			if !strings.Contains(screen, want) {
+				t.Errorf("round %d: the readout lacks %q\n%s", round, want, screen)
+			}
+		}
+	}
+	check(150)
+	h.key("left")
+	h.key("left")
+	check(148)
+	if !strings.Contains(statusOf(h.screen()), "cursor 148") {
+		t.Errorf("the status does not name the cursor: %q", statusOf(h.screen()))
+	}
+	h.key("home")
+	check(1)
+	h.key("left")
+	check(1)
+	for i := 0; i < 74; i++ {
+		h.key("right")
+	}
+	check(75)
+	h.key("end")
+	check(150)
+	if r.cursor != 0 {
+		t.Errorf("at the newest round the cursor should follow the run, got %d", r.cursor)
+	}
+	if strings.Contains(h.screen(), string(cursorGlyph)) {
+		t.Error("a following cursor draws no line")
+	}
+	h.key("left")
+	if !strings.Contains(h.screen(), string(cursorGlyph)) {
+		t.Error("a placed cursor draws its line")
+	}
+}
+
+// TestCursorFollowsTheRun checks that with the cursor at the newest round
+// the readout follows the reveal.
+func TestCursorFollowsTheRun(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(10)).start()
+	h.tick(time.Second)
+	if r := h.race(); r.cursorRound() != 10 {
+		t.Fatalf("readout at %d, want 10", r.cursorRound())
+	}
+	h.tick(time.Second)
+	if r := h.race(); r.cursorRound() != 20 {
+		t.Fatalf("readout at %d, want 20 (following)", r.cursorRound())
+	}
+}
+
+// TestSoloHide checks digits hide and show racers: a hidden racer stays in
+// the legend, dimmed and marked, and its glyph leaves the charts.
+func TestSoloHide(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(maxPace)).start()
+	h.tick(frameInterval)
+	r := h.race()
+	glyph := string(r.looks[1].glyph)
+	if !strings.Contains(chartArea(h.screen()), glyph) {
+		t.Fatalf("racer 2's glyph %q is not drawn", glyph)
+	}
+	h.key("2")
+	screen := h.screen()
+	if r.visible(1) || !strings.Contains(screen, "(hidden)") {
+		t.Fatalf("2 did not hide racer 2:\n%s", screen)
+	}
+	if strings.Contains(chartArea(screen), glyph) {
+		t.Errorf("hidden racer's glyph %q still drawn", glyph)
+	}
+	h.key("2")
+	if !r.visible(1) || strings.Contains(h.screen(), "(hidden)") {
+		t.Error("2 did not show racer 2 again")
+	}
+}
+
+// TestZoomSpreadsThePlateaus checks that z zooms the y axis to the tail so
+// that the three plateaus of the paradox, within a factor 4.4, fall on
+// different rows, and that the caption says so.
+func TestZoomSpreadsThePlateaus(t *testing.T) {
+	h := newHarness(t, preset(t, "paradox"), WithPace(maxPace)).start()
+	h.size(80, 24)
+	h.tick(frameInterval)
+	v := h.m.v.(*runView)
+	rows := func() map[int]int {
+		m := v.metricIndex("grad_norm")
+		spec := chartSpec{width: 80, height: 18, logY: true, rounds: 150, xAxis: true}
+		var curves []series
+		for i := range v.table.Labels {
+			curves = append(curves, series{values: v.values(i, m), racer: i})
+		}
+		if v.zoom {
+			z, _, _, _, _ := v.zoomRange(curves, true)
+			spec.zoom = &z
+		}
+		spec.curves = curves
+		_, g := drawChart(spec)
+		out := map[int]int{}
+		for i := 1; i < len(curves); i++ {
+			out[i] = g.rowOf(math.Log10(curves[i].values[149]))
+		}
+		return out
+	}
+	before := rows()
+	h.key("z")
+	if !strings.Contains(h.screen(), "zoom: rounds 76–150") {
+		t.Fatalf("the caption does not say the zoom:\n%s", h.screen())
+	}
+	after := rows()
+	distinct := map[int]bool{}
+	for _, r := range after {
+		distinct[r] = true
+	}
+	if len(distinct) != 3 {
+		t.Errorf("zoomed, the plateaus sit on rows %v (before: %v); want three different rows", after, before)
+	}
+}
+
+// TestIdentityIsStable checks that adding or removing racers never changes
+// another racer's glyph and colour.
+func TestIdentityIsStable(t *testing.T) {
+	spec := func(s string) experiment.RacerSpec {
+		specs, err := experiment.ParseRacers(s, []experiment.RacerKind{
+			{Name: "fedavg", Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: 1000}, {Key: "b", Max: 1000}}},
+			{Name: "fedprox"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return specs[0]
+	}
+	all := []string{"fedavg:s=1", "fedavg:s=5", "fedavg", "fedprox", "fedavg:s=3", "fedavg:s=7:b=20", "fedavg:s=40"}
+	lookOfIn := func(list []string) map[string]look {
+		var specs []experiment.RacerSpec
+		for _, s := range list {
+			specs = append(specs, spec(s))
+		}
+		out := map[string]look{}
+		for i, l := range looksOf(specs) {
+			out[list[i]] = l
+		}
+		return out
+	}
+	full := lookOfIn(all)
+	seen := map[look]string{}
+	for id, l := range full {
+		if other, ok := seen[l]; ok {
+			t.Errorf("%s and %s share a look", id, other)
+		}
+		seen[l] = id
+	}
+	// Every subset in any order keeps the looks of the well-known racers,
+	// and the others keep theirs when nothing of theirs was removed.
+	subsets := [][]string{all[:4], {"fedprox", "fedavg:s=1"}, {"fedavg", "fedavg:s=5", "fedavg:s=3"}, {"fedavg:s=40", "fedprox", "fedavg:s=5"}}
+	for _, sub := range subsets {
+		got := lookOfIn(sub)
+		for _, id := range sub {
+			if _, known := wellKnown[id]; known && got[id] != full[id] {
+				t.Errorf("%s in %v looks %v, alone among all %v", id, sub, got[id], full[id])
+			}
+		}
+	}
+	reordered := lookOfIn([]string{"fedprox", "fedavg", "fedavg:s=5", "fedavg:s=1"})
+	for id, l := range reordered {
+		if l != full[id] {
+			t.Errorf("reordering changed %s's look", id)
+		}
+	}
+}
+
+// TestAddingARacerKeepsTheOthersLooks checks identity through the picker:
+// the paradox's racers keep their glyphs when FedAvg s=2 joins.
+func TestAddingARacerKeepsTheOthersLooks(t *testing.T) {
+	h := newHarness(t, small(t), WithPace(maxPace)).start()
+	before := map[string]rune{}
+	for i, l := range h.race().looks {
+		before[h.race().specs[i].String()] = l.glyph
+	}
+	sc := h.m.v.scenario()
+	if err := sc.Set("algorithms", "fedavg:s=1,fedavg:s=2,fedavg:s=5,fedavg,fedprox"); err != nil {
+		t.Fatal(err)
+	}
+	h.exec(h.m.open(sc))
+	for i, l := range h.race().looks {
+		id := h.race().specs[i].String()
+		if g, ok := before[id]; ok && g != l.glyph {
+			t.Errorf("%s changed glyph from %c to %c", id, g, l.glyph)
+		}
+	}
+}
+
+// TestStatusCountsTheSlowestRacer checks that the reveal waits for the
+// slowest racer still running and the status counts its rounds.
+func TestStatusCountsTheSlowestRacer(t *testing.T) {
+	sc := small(t)
+	h := newHarness(t, sc, WithPace(maxPace))
+	r := h.race()
+	// Feed the race by hand: racer 3 lags at round 45 while the others are
+	// at 150.
+	h.exec(h.m.Init())
+	r.table = experiment.NewTable(sc)
+	r.finished = make([]bool, len(r.specs))
+	r.revealed = 0
+	for i := range r.specs {
+		n := 150
+		if i == 3 {
+			n = 45
+		}
+		for k := 1; k <= n; k++ {
+			r.table.Add(experiment.Point{Racer: i, Round: experiment.Round{Index: k, Values: paradoxValues(i, k)}})
+		}
+	}
+	r.state = stateRunning
+	h.tick(frameInterval)
+	if s := statusOf(h.screen()); !strings.Contains(s, "round 45/150") {
+		t.Errorf("status %q, want round 45/150 while a racer is at 45", s)
+	}
+	r.finished[3] = true // it stopped (e.g. diverged): it holds no one back
+	h.tick(frameInterval)
+	if s := statusOf(h.screen()); !strings.Contains(s, "round 150/150") {
+		t.Errorf("status %q, want round 150/150 once the slow racer stopped", s)
+	}
+}
+
+// TestPreparationShowsProgress checks the status names what the data
+// preparation is doing.
+func TestPreparationShowsProgress(t *testing.T) {
+	h := newHarness(t, small(t), WithRunner(blockingRunner))
+	h.m.Init() // its read would block until cancelled: not executed
+	r := h.race()
+	h.m.Update(progressMsg{runID: r.runID, progress: experiment.Progress{Stage: "random features", Done: 1200, Total: 2000}})
+	if s := statusOf(h.screen()); !strings.Contains(s, "preparing data: random features 1200/2000") {
+		t.Errorf("status %q", s)
+	}
+}
+
+// statusOf returns the status line of a screen.
+func statusOf(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, " · seed ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// chartArea returns the screen lines that belong to charts (those with an
+// axis), without their labels.
+func chartArea(screen string) string {
+	var out []string
+	for _, l := range strings.Split(screen, "\n") {
+		if i := strings.IndexAny(l, "┤┼"); i >= 0 {
+			out = append(out, l[i:])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+var _ = strconv.Itoa
