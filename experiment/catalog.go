@@ -89,18 +89,28 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 		*sc = base
 		return nil
 	}
+	// The owners are every other preset with the key, of any family: a
+	// family's keys differ between its presets (trials and sweep= exist
+	// only on its sweeps).
 	var owners []string
+	sweeps := true // every owner is a sweep
 	for _, p := range c.Presets() {
+		if p.Name == sc.Preset {
+			continue
+		}
 		psc := p.Scenario()
-		if psc.Family != sc.Family {
-			if _, ok := psc.Knob(key); ok && !slices.Contains(owners, p.Name) {
-				owners = append(owners, p.Name)
-			}
+		if _, ok := psc.Knob(key); ok && !slices.Contains(owners, p.Name) {
+			owners = append(owners, p.Name)
+			sweeps = sweeps && psc.IsSweep()
 		}
 	}
 	if len(owners) > 0 {
-		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s; its keys: %s",
-			key, value, strings.Join(owners, ", "), sc.Preset, strings.Join(sc.KnobNames(), ", "))
+		why := ""
+		if sweeps && !sc.IsSweep() {
+			why = ", which is not a sweep"
+		}
+		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s%s; its keys: %s",
+			key, value, strings.Join(owners, ", "), sc.Preset, why, strings.Join(sc.KnobNames(), ", "))
 	}
 	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))
 }

@@ -1,0 +1,217 @@
+package linear
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/fedscope/fedscope/algorithms"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/model"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+)
+
+// TestFedGainAgainstRawData recomputes one trial of fedgain-model from the
+// raw data with gonum: the local estimate of each gain client by SVD
+// pseudo-inverse, and the federated model by QR least squares on the pooled
+// data — with Γ = 0 the limit of FedAvg s = 1 is pooled least squares
+// (PAPERS.md §1.6) — so FG_j = ‖X_j⁺y_j − θ*‖ / ‖θ_LS − θ*‖ (§1.8).
+func TestFedGainAgainstRawData(t *testing.T) {
+	sc := sweepScenario(t, "fedgain-model")
+	p, err := sc.PointScenario(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	experiment.Update(&p, func(c *Config) {
+		c.Data.Gamma = 0
+		c.FedError = model.FedErrorLimit
+		c.Racers = []experiment.RacerSpec{fedavg(1)}
+	})
+	got, err := evalFedGain(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fed, err := cfg(p).Data.Generate(p.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs, ys []float64
+	for _, c := range fed.Clients {
+		xs, ys = append(xs, c.X...), append(ys, c.Y...)
+	}
+	var ls mat.VecDense
+	if err := ls.SolveVec(mat.NewDense(len(ys), fed.Dim, xs), mat.NewVecDense(len(ys), ys)); err != nil {
+		t.Fatal(err)
+	}
+	fedErr := floats.Distance(ls.RawVector().Data, fed.Truth, 2)
+	for k, j := range []int{0, cfg(p).Data.ScarceClients} {
+		c := fed.Clients[j]
+		var svd mat.SVD
+		svd.Factorize(mat.NewDense(c.N, fed.Dim, c.X), mat.SVDThin)
+		var est mat.Dense
+		svd.SolveTo(&est, mat.NewDense(c.N, 1, c.Y), svd.Rank(1e-12))
+		want := floats.Distance(mat.Col(nil, 0, &est), fed.Truth, 2) / fedErr
+		if math.Abs(got[0][k]-want) > 1e-8*want {
+			t.Errorf("client %d: FG = %v, want %v", j, got[0][k], want)
+		}
+	}
+}
+
+// TestFedErrorModes checks the three federated-error modes against each
+// other: min ≤ final, and final → limit for many rounds (the closed-form
+// fixed point of the round map, PAPERS.md §1.6); the squared ratio is the
+// square of the ratio of norms.
+func TestFedErrorModes(t *testing.T) {
+	sc := sweepScenario(t, "fedgain-model")
+	p, err := sc.PointScenario(12, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	experiment.Update(&p, func(c *Config) { c.Squared = false })
+	p.Rounds = 3000
+	byMode := map[model.FedError][][]float64{}
+	for _, mode := range model.FedErrors {
+		experiment.Update(&p, func(c *Config) { c.FedError = mode })
+		v, err := evalFedGain(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byMode[mode] = v
+	}
+	for r := range byMode[model.FedErrorMin] {
+		for k := range byMode[model.FedErrorMin][r] {
+			// FG is local/federated: the minimum error gives the largest gain.
+			mn, fi, li := byMode[model.FedErrorMin][r][k], byMode[model.FedErrorFinal][r][k], byMode[model.FedErrorLimit][r][k]
+			if mn < fi*(1-1e-12) {
+				t.Errorf("racer %d client %d: FG(min) = %v < FG(final) = %v", r, k, mn, fi)
+			}
+			if math.Abs(fi-li) > 1e-6*li {
+				t.Errorf("racer %d client %d: FG(final, 3000 rounds) = %v, FG(limit) = %v", r, k, fi, li)
+			}
+		}
+	}
+	experiment.Update(&p, func(c *Config) { c.Squared, c.FedError = true, model.FedErrorLimit })
+	sq, err := evalFedGain(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := sq[1][0], byMode[model.FedErrorLimit][1][0]; math.Abs(a-b*b) > 1e-9*a {
+		t.Errorf("squared FG %v, want %v² = %v", a, b, b*b)
+	}
+}
+
+// TestPolynomialSweepRate checks the shape the minimax theory predicts for
+// E000-5 (PAPERS.md §1.9): for FedAvg s = 1, the pooled least-squares fit,
+// MSE falls like 1/N: N·MSE changes by less than a factor 2 over N = 20…200
+// while MSE itself falls by about 10, with 200 trials.
+func TestPolynomialSweepRate(t *testing.T) {
+	sc := sweepScenario(t, "polynomial", "algorithms=fedavg:s=1")
+	sc.Trials = 200
+	table, err := experiment.NewSweepTable(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := experiment.RunSweep(context.Background(), sc, table.Add); err != nil {
+		t.Fatal(err)
+	}
+	if table.Metrics[0].Name != "mse" || len(table.Grid) != 10 {
+		t.Fatalf("metric %q over %d values, want mse over n_i = 1…10", table.Metrics[0].Name, len(table.Grid))
+	}
+	first, _, _ := table.Stat(0, 0, 0)
+	last, _, _ := table.Stat(9, 0, 0)
+	if ratio := first / last; ratio < 6 || ratio > 15 {
+		t.Errorf("MSE(N=20)/MSE(N=200) = %v, want about 10", ratio)
+	}
+}
+
+// TestFedGainStatSection8 checks the FG statistic against PAPERS.md §8,
+// computed here from each trial's own evaluation: the trial-averaged local
+// error over the minimum across rounds of the trial-averaged federated error
+// curve, the curves recomputed by iterating FedAvg independently of the
+// sweep's round maps; and with one trial it equals the per-trial FG.
+func TestFedGainStatSection8(t *testing.T) {
+	sc := sweepScenario(t, "fedgain-model")
+	sc.Trials = 3
+	sc.Rounds = 40
+	experiment.Update(&sc, func(c *Config) { c.Racers = []experiment.RacerSpec{fedavg(5)} })
+	const point = 18 // a large Γ: the error against θ_j* dips, then rises
+	table, err := experiment.NewSweepTable(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var local [2][]float64
+	var curves [2][][]float64
+	for trial := 0; trial < sc.Trials; trial++ {
+		p, err := sc.PointScenario(point, trial)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := evalFedGainRaw(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table.Add(experiment.TrialResult{Point: point, Trial: trial, Values: raw})
+		// Independent: FedAvg through algorithms.FedAvg's round loop.
+		fed, err := cfg(p).Data.Generate(p.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prob := model.NewProblem(fed)
+		scarce, rich := model.GainClients(fed)
+		for k, j := range []int{scarce, rich} {
+			c := &fed.Clients[j]
+			local[k] = append(local[k], model.Distance(model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support), c.Truth))
+			curve := []float64{model.Norm(c.Truth)} // t = 0: θ_0 = 0
+			alg := algorithms.FedAvg{Eta: cfg(p).Eta, LocalSteps: 5}
+			if err := alg.Run(context.Background(), prob, p.Rounds, func(r algorithms.LinearRound) {
+				curve = append(curve, model.Distance(r.Theta, c.Truth))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			curves[k] = append(curves[k], curve)
+		}
+	}
+	for k := range 2 {
+		var localMean float64
+		for _, v := range local[k] {
+			localMean += v / float64(sc.Trials)
+		}
+		minMean := math.Inf(1)
+		for r := range curves[k][0] {
+			var m float64
+			for trial := range curves[k] {
+				m += curves[k][trial][r] / float64(sc.Trials)
+			}
+			minMean = math.Min(minMean, m)
+		}
+		want := localMean / minMean
+		got, _, n := table.Stat(point, 0, k)
+		if n != sc.Trials || math.Abs(got-want) > 1e-9*want {
+			t.Errorf("gainer %d: FG = %v (n=%d), want %v", k, got, n, want)
+		}
+	}
+	// One trial: the statistic is that trial's own FG.
+	one, err := experiment.NewSweepTable(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sc.PointScenario(point, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := evalFedGainRaw(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one.Add(experiment.TrialResult{Point: point, Trial: 0, Values: raw})
+	per, err := evalFedGain(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 2 {
+		if got, _, _ := one.Stat(point, 0, k); math.Abs(got-per[0][k]) > 1e-12*per[0][k] {
+			t.Errorf("gainer %d, one trial: FG = %v, per-trial FG %v", k, got, per[0][k])
+		}
+	}
+}
