@@ -91,12 +91,12 @@ func TestCancelAfterRound(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var got []experiment.Point
-			res, err := eng.Run(ctx, sc, nil, nil, func(p experiment.Point) {
+			res, err := eng.Run(ctx, sc, experiment.Observer{Round: func(p experiment.Point) {
 				got = append(got, p)
 				if len(got) == test.k {
 					cancel()
 				}
-			})
+			}})
 			if n := live.Load(); n != 0 {
 				t.Errorf("%d racers still running after Run returned", n)
 			}
@@ -142,7 +142,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	n := 0
-	_, err := experiment.NewEngine().Run(ctx, smallScenario(t), nil, nil, func(experiment.Point) { n++ })
+	_, err := experiment.NewEngine().Run(ctx, smallScenario(t), experiment.Observer{Round: func(experiment.Point) { n++ }})
 	if !errors.Is(err, context.Canceled) || n != 0 {
 		t.Errorf("Run on a cancelled context: err %v, %d points; want context.Canceled, 0", err, n)
 	}

@@ -43,12 +43,12 @@ func scenario(t testing.TB, sets ...string) experiment.Scenario {
 func run(t *testing.T, sc experiment.Scenario) (*Data, [][]experiment.Round) {
 	t.Helper()
 	var rounds [][]experiment.Round
-	res, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, func(p experiment.Point) {
+	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: func(p experiment.Point) {
 		for len(rounds) <= p.Racer {
 			rounds = append(rounds, nil)
 		}
 		rounds[p.Racer] = append(rounds[p.Racer], p.Round)
-	})
+	}})
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("%v %v", err, res.Failed())
 	}
@@ -219,7 +219,7 @@ func TestBoundSameSeedSameBytes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	output := func(sc experiment.Scenario) string {
 		table := experiment.NewTable(sc)
-		if _, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, table.Add); err != nil {
+		if _, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add}); err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer

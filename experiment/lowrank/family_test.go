@@ -24,7 +24,7 @@ func TestLowRankShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	table := experiment.NewTable(sc)
-	res, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, table.Add)
+	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add})
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("lowrank: %v %v", err, res.Failed())
 	}

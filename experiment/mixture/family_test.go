@@ -47,7 +47,7 @@ var smallMix = []string{"rounds=16", "clients=150", "pool=400", "reuse_data=true
 func lastRounds(t *testing.T, sc experiment.Scenario) (experiment.Result, []experiment.Round) {
 	t.Helper()
 	last := make([]experiment.Round, 2)
-	res, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, func(p experiment.Point) { last[p.Racer] = p.Round })
+	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: func(p experiment.Point) { last[p.Racer] = p.Round }})
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("seed %d: %v %v", sc.Seed, err, res.Failed())
 	}
@@ -111,7 +111,7 @@ func TestMixturePresetReachesTruth(t *testing.T) {
 func runOutput(t *testing.T, sc experiment.Scenario, f experiment.Format) string {
 	t.Helper()
 	table := experiment.NewTable(sc)
-	res, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, table.Add)
+	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add})
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("%v %v", err, res.Failed())
 	}
@@ -220,12 +220,12 @@ func TestMixtureCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	_, err := experiment.NewEngine().Run(ctx, sc, nil, nil, func(experiment.Point) {
+	_, err := experiment.NewEngine().Run(ctx, sc, experiment.Observer{Round: func(experiment.Point) {
 		n++
 		if n == 5 {
 			cancel()
 		}
-	})
+	}})
 	if !errors.Is(err, context.Canceled) || n != 5 {
 		t.Fatalf("%d points, %v", n, err)
 	}
@@ -241,7 +241,7 @@ func BenchmarkMixturePreset(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		eng.Forget()
 		table := experiment.NewTable(sc)
-		if _, err := eng.Run(context.Background(), sc, nil, nil, table.Add); err != nil {
+		if _, err := eng.Run(context.Background(), sc, experiment.Observer{Round: table.Add}); err != nil {
 			b.Fatal(err)
 		}
 		if err := table.Write(io.Discard, experiment.CSV); err != nil {

@@ -15,7 +15,7 @@ func BenchmarkNewtonRounds(b *testing.B) {
 	eng := experiment.NewEngine()
 	for i := 0; i < b.N; i++ {
 		eng.Forget()
-		if _, err := eng.Run(context.Background(), sc, nil, nil, func(experiment.Point) {}); err != nil {
+		if _, err := eng.Run(context.Background(), sc, experiment.Observer{Round: func(experiment.Point) {}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 func runCSV(t *testing.T, sc experiment.Scenario) string {
 	t.Helper()
 	table := experiment.NewTable(sc)
-	res, err := experiment.NewEngine().Run(context.Background(), sc, nil, nil, table.Add)
+	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add})
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("%s: %v %v", sc.Preset, err, res.Failed())
 	}

@@ -110,14 +110,22 @@ func TestRunHeaderAndJSONL(t *testing.T) {
 		t.Fatalf("jsonl: exit %d, stderr %q", code, errs)
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 4*3 {
-		t.Errorf("%d JSON lines, want 12", len(lines))
+	if len(lines) != 1+4*3 {
+		t.Errorf("%d JSON lines, want a header record and 12 rows", len(lines))
 	}
 	for i, l := range lines {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(l), &obj); err != nil {
 			t.Errorf("line %d %q: %v", i+1, l, err)
 		}
+		if (i == 0) != (obj["record"] == "header") {
+			t.Errorf("line %d: record %v; the first line, and only it, is the header", i+1, obj["record"])
+		}
+	}
+	var head map[string]any
+	json.Unmarshal([]byte(lines[0]), &head)
+	if head["preset"] != "paradox" || head["seed"] != float64(1) || head["rounds"] != float64(3) || head["family"] != "linear" {
+		t.Errorf("header %v", head)
 	}
 }
 
@@ -129,6 +137,9 @@ func TestJSONLMatchesCSV(t *testing.T) {
 		header, rows := readCSV(t, runSmall(t, extra...))
 		jsonl := runSmall(t, append(extra, "--format", "jsonl")...)
 		sc := bufio.NewScanner(strings.NewReader(jsonl))
+		if !sc.Scan() || !strings.HasPrefix(sc.Text(), `{"record":"header"`) {
+			t.Fatalf("the first JSON line is not the header record: %q", sc.Text())
+		}
 		i := 0
 		for ; sc.Scan(); i++ {
 			var obj map[string]any
