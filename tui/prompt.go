@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -20,6 +21,7 @@ func newPrompt(current string) prompt {
 	ti.Placeholder = "path to a LIBSVM or .csv file"
 	ti.CharLimit = 4096
 	ti.SetValue(current)
+	ti.Cursor.SetMode(cursor.CursorStatic) // no blink ticks
 	ti.Focus()
 	return prompt{input: ti}
 }

@@ -27,9 +27,9 @@ func (Family) Story(sc experiment.Scenario) string {
 			"above 0 while their error reaches the least-squares line — so the paradox does not hinge on full gradients (paper 000, Figs. 2–3)."
 	}
 	return "FedAvg with s = 1 local step is centralised gradient descent: its gradient norm keeps falling towards 0. " +
-		"With s ≥ 2 local steps, and with FedProx, the gradient norm stalls well above 0 — the rounds settle at a point that is not stationary for the global loss — " +
-		"yet the estimation error reaches the dashed line of pooled least squares, the best any method can do here, in about s times fewer rounds: " +
-		"local steps save communication. That is the stationary-point paradox (paper 000, §1.6 and Fig. 1)."
+		"With s ≥ 2 local steps, and with FedProx, it stalls well above 0 — the rounds settle at a point that is not stationary for the global loss — " +
+		"yet their estimation error reaches the dashed line of pooled least squares, in about s times fewer rounds: local steps save communication. " +
+		"That is the stationary-point paradox (paper 000, Fig. 1)."
 }
 
 // Annotations implements experiment.Storyteller: the paradox labels the

@@ -210,7 +210,9 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 // εΔ of Phase 1 as the reference of the distance chart, and γ, κ of Phase 2.
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	c := cfg(sc)
-	f := experiment.Facts{Summary: summary(sc), Charts: []string{"cluster_dist", "misclustered"}}
+	// The cluster view is asked for before the data are ready (K = 0 until
+	// they are).
+	f := experiment.Facts{Summary: summary(sc), Charts: []string{"cluster_dist", "misclustered"}, Clusters: &experiment.ClusterInfo{}}
 	p, ok := data.(*model.Mixture)
 	if !ok {
 		return f

@@ -1,0 +1,28 @@
+package tui
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// TestGoldenParadox draws the paradox at a fixed round — 60 of 150 revealed
+// at 10 rounds/s after 6 s, the real computation — at 80×24, 100×30 and
+// 160×48, and compares with testdata/*.golden (regenerate with -update).
+func TestGoldenParadox(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {160, 48}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := newHarness(t, preset(t, "paradox"), WithPace(10)).start()
+			h.size(size[0], size[1])
+			for i := 0; i < 60; i++ {
+				h.tick(100 * time.Millisecond)
+			}
+			if r := h.race(); r.revealed != 60 {
+				t.Fatalf("%d rounds revealed, want 60", r.revealed)
+			}
+			golden.RequireEqual(t, []byte(h.screen()))
+		})
+	}
+}
