@@ -39,6 +39,7 @@ type Config struct {
 	Eta        float64                // step size η shared by the racers
 	LocalSteps int                    // s of FedAvg racers that do not pin their own
 	Batch      int                    // minibatch size B, 0 = full batch
+	BatchNorm  model.BatchNorm        // minibatch step weight: 1/n_i (default) or 1/B
 	Racers     []experiment.RacerSpec // the algorithms raced side by side
 	FedError   model.FedError         // sweeps: how the federated error is measured
 	Squared    bool                   // sweeps: federation gain as the ratio of squared errors
@@ -114,6 +115,9 @@ func summary(c Config, realised float64) string {
 	fmt.Fprintf(&b, ", η=%s", experiment.FormatFloat(c.Eta))
 	if c.Batch > 0 {
 		fmt.Fprintf(&b, ", B=%d", c.Batch)
+		if c.BatchNorm == model.NormBatch {
+			b.WriteString(" (1/B steps)")
+		}
 	}
 	return b.String()
 }

@@ -37,6 +37,14 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
 		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
 			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "B", Desc: "minibatch size B", Step: stepBatch}),
+		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
+			"the paper's reading, PAPERS.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
+			func(c *Config) string { return c.BatchNorm.String() },
+			func(c *Config, v string) error {
+				n, err := model.ParseBatchNorm(v)
+				c.BatchNorm = n
+				return err
+			}),
 		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
 		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),

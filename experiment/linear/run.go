@@ -25,9 +25,10 @@ func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics 
 func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 	var out []experiment.Racer
 	for _, r := range resolve(sc) {
-		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, Seed: sc.Seed}
+		norm := cfg(sc).BatchNorm
+		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		if r.kind == KindFedAvg {
-			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, Seed: sc.Seed}
+			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		}
 		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
 	}
