@@ -221,14 +221,9 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 	}
 	d := c.Dim
 	fed := &MixtureFederation{Dim: d, K: c.K, Truths: truths, Delta: delta, Radius: c.Radius, Noise: c.Noise,
-		Weights: make([]float64, c.K), Scales: make([]float64, c.K)}
+		Weights: c.NormalisedWeights(), Scales: make([]float64, c.K)}
 	cum := c.cumulativeWeights()
-	for j := range fed.Weights {
-		lo := 0.0
-		if j > 0 {
-			lo = cum[j-1]
-		}
-		fed.Weights[j] = cum[j] - lo
+	for j := range fed.Scales {
 		fed.Scales[j] = 1
 		if c.CovRatio > 1 {
 			fed.Scales[j] = math.Pow(c.CovRatio, float64(j)/float64(c.K-1))
@@ -285,6 +280,21 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 	})
 	fed.Pool = pool
 	return fed, nil
+}
+
+// NormalisedWeights returns the mixing weights p, summing to 1 (uniform
+// when Weights is nil), as Generate reports them.
+func (c Mixture) NormalisedWeights() []float64 {
+	cum := c.cumulativeWeights()
+	p := make([]float64, c.K)
+	for j := range p {
+		lo := 0.0
+		if j > 0 {
+			lo = cum[j-1]
+		}
+		p[j] = cum[j] - lo
+	}
+	return p
 }
 
 // cumulativeWeights returns the normalised cumulative mixing weights.
