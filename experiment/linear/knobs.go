@@ -103,7 +103,24 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 					return nil
 				}
 				return fmt.Errorf("must be norm or squared")
-			}))
+			}),
+			experiment.TextKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
+				"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
+				"the median and the 10–90 % spread are written beside it either way",
+				func(c *Config) string {
+					if c.RatioOfMeans {
+						return "ratio_of_means"
+					}
+					return "mean_of_ratios"
+				},
+				func(c *Config, v string) error {
+					switch v {
+					case "mean_of_ratios", "ratio_of_means":
+						c.RatioOfMeans = v == "ratio_of_means"
+						return nil
+					}
+					return fmt.Errorf("must be mean_of_ratios or ratio_of_means")
+				}))
 	}
 	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
 }

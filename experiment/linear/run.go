@@ -10,9 +10,11 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// metrics are the per-round metrics of a run (PAPERS.md §6).
+// metrics are the per-round metrics of a run (PAPERS.md §6). The gradient
+// norm is that of the paper's plotted loss ℓ(θ) = (1/N) Σ‖y_i − X_iθ‖², twice
+// the gradient of the 1/(2N) objective FedAvg s=1 minimises (§1.2, §7).
 var metrics = []experiment.Metric{
-	{Name: "grad_norm", Caption: "gradient norm ‖∇ℓ(θ_t)‖", Short: "‖∇ℓ‖", Log: true},
+	{Name: "grad_norm", Caption: "gradient norm ‖∇ℓ(θ_t)‖, ℓ = (1/N)Σ‖y − Xθ‖²", Short: "‖∇ℓ‖", Log: true},
 	{Name: "est_error", Caption: "estimation error ‖θ_t − θ*‖", Short: "‖θ−θ*‖", Log: true},
 	{Name: "client_error", Caption: "client error Σ w_i‖θ_t − θ_i*‖", Short: "Σw‖θ−θᵢ*‖", Log: true},
 	{Name: "ls_error", Caption: "error of pooled least squares ‖θ_LS − θ*‖", Short: "LS", Log: true},
@@ -88,18 +90,32 @@ func resolve(sc experiment.Scenario) []resolved {
 	return out
 }
 
-// runner adapts a FedAvg/FedProx racer to the engine: each round carries
-// the metrics in the family's order, the last the error of pooled least
-// squares (a constant of the data, repeated for the CSV column).
+// runner adapts a FedAvg/FedProx racer to the engine: round 0 first, the
+// common start θ_0 = 0 (PAPERS.md §8), then the algorithm's rounds; each
+// carries the metrics in the family's order, the last the error of pooled
+// least squares (a constant of the data, repeated for the CSV column).
 func runner(alg algorithms.Algorithm) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
 		p := data.(*model.Problem)
+		emit(roundZero(p))
 		return alg.Run(ctx, p, rounds, func(r algorithms.LinearRound) {
 			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
 				Values: []float64{r.GradNorm, r.EstError, r.ClientError, p.LSError}})
 		})
 	}
 }
+
+// roundZero is the row of θ_0 = 0, where every racer starts.
+func roundZero(p *model.Problem) experiment.Round {
+	theta := make([]float64, p.Dim)
+	scratch := make([]float64, p.GradNormScratch())
+	return experiment.Round{Index: 0, Theta: theta,
+		Values: []float64{p.GradNorm(theta, scratch), p.EstError(theta), p.ClientError(theta), p.LSError}}
+}
+
+// gradNote says which loss grad_norm is the gradient of.
+const gradNote = "grad_norm is ‖∇ℓ(θ_t)‖ of the paper's plotted loss ℓ(θ) = (1/N) Σ‖y_i − X_iθ‖², " +
+	"twice the gradient of the 1/(2N) objective that FedAvg s=1 minimises (PAPERS.md §1.2, §7)"
 
 // DataKey implements experiment.Family: the federation and the seed decide
 // the data; η, s, B and the racers reuse them.
@@ -125,7 +141,7 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 // reference line of the error chart.
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	c := cfg(sc)
-	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}}
+	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}, Notes: []string{gradNote}}
 	if p, ok := data.(*model.Problem); ok {
 		f.Summary = summary(c, p.Fed.RealisedGamma)
 		f.Levels = []experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}

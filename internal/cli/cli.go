@@ -191,8 +191,32 @@ func (a *app) run(ctx context.Context, args []string) error {
 			table.Header = experiment.NewHeader(sc, res.Facts)
 		}
 	}
-	if err := writeOut(*out, a.stdout, func(w io.Writer) error { return table.Write(w, f) }); err != nil {
+	// A family may summarise the finished run per racer (paper 000: rounds to
+	// converge and the saving against FedAvg s=1): stderr lines, and records
+	// after the rows in JSON lines.
+	var sums []experiment.RacerSummary
+	if s, ok := sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
+		sums = s.Summarize(sc, table)
+	}
+	if err := writeOut(*out, a.stdout, func(w io.Writer) error {
+		if err := table.Write(w, f); err != nil {
+			return err
+		}
+		if f != experiment.JSONL {
+			return nil
+		}
+		for _, s := range sums {
+			b, _ := s.MarshalJSON()
+			if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		return err
+	}
+	for _, s := range sums {
+		fmt.Fprintf(a.stderr, "fedscope: summary: %s\n", s.Text)
 	}
 	if interrupted {
 		return errInterrupted{rows: table.Len()}
