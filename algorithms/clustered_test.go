@@ -329,14 +329,14 @@ func TestPhase1Warning(t *testing.T) {
 	}
 
 	good := datasets.Mixture{Clients: 50, Dim: 4, K: 2, Radius: 3, MinSep: 5, Noise: 0, MaxSamples: 20,
-		Anchors: 10, AnchorPoints: 2000, PoolClients: 20000}
+		Anchors: 6, AnchorPoints: 600, PoolClients: 3000}
 	q := newMixture(t, good, 6)
 	two := algorithms.TwoPhase{
-		Phase1: algorithms.FedMD{Rounds: 30, Pool: 20000, Pairs: 1000, OIIters: 20, PowerIters: 20, Epsilon: 0.2,
+		Phase1: algorithms.FedMD{Rounds: 20, Pool: 3000, Pairs: 300, OIIters: 10, PowerIters: 10, Epsilon: 0.2,
 			Alpha: 1, Beta: 1, Delta: q.Fed.Delta, Reuse: true, Seed: 6},
 		Local: algorithms.ClusterLocal{Eta: 0.05, Steps: 3},
 	}
-	rounds, err = runMixture(two, q, 30)
+	rounds, err = runMixture(two, q, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
