@@ -172,3 +172,20 @@ func TestPhase2AtTruth(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMixtureFacts times what the mixture family's facts add to a run
+// at the preset's scale (M = 1000 heavy-tailed clients up to 300 points,
+// d = 10, k = 3): the clients' Hessian spectra and Phase 2 at the true
+// labels for one local update, and the misclustering at the true models.
+func BenchmarkMixtureFacts(b *testing.B) {
+	fed, err := datasets.Mixture{Clients: 1000, Dim: 10, K: 3, Radius: 2, MinSep: 1.5, Noise: 0.5, MaxSamples: 300}.Generate(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m := model.NewMixture(fed)
+		m.Phase2AtTruth(0.03, 5, false)
+		m.TruthMisclustered()
+	}
+}
