@@ -297,17 +297,19 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 const settled = 0.1
 
 // convergenceWarning says, at the last round, when Phase 2 has not
-// converged. Near its limit the iteration is the affine map of Phase 2 at
-// settled labels, contracting by q per round: the slowest cluster at the true
-// labels (model.Mixture.Phase2AtTruth), or the ratio of the last two moves
-// when that is smaller (the slowest mode is then not what is left). The
-// remaining distance to the limit is about step·q/(1 − q), step the last
-// round's largest move. When that exceeds 10 % of d(θ, θ*) the run was
-// stopped early (PAPERS.md §5.4, Thm 3: T' = Θ(κ/(sηρ) log(Δ/ν)) rounds), and
-// the warning says how many more rounds would bring it within 1 %. "" when
-// it has settled, when d(θ, θ*) is already within 10 % of the fixed point at
-// the true labels (what is left moves along directions that barely change
-// it), or when q is unknown.
+// converged, or has settled far from the truth. Near its limit the iteration
+// is the affine map of Phase 2 at settled labels, contracting by q per round:
+// the slowest cluster at the true labels (model.Mixture.Phase2AtTruth), or
+// the ratio of the last two moves when that is smaller (the slowest mode is
+// then not what is left). The remaining distance to the limit is about
+// step·q/(1 − q), step the last round's largest move. When that exceeds 10 %
+// of d(θ, θ*) the run was stopped early (PAPERS.md §5.4, Thm 3:
+// T' = Θ(κ/(sηρ) log(Δ/ν)) rounds), and the warning says how many more rounds
+// would bring it within 1 %. When it has settled more than twice as far from
+// the truth as the fixed point at the true labels, the clustering is stuck
+// in a wrong local optimum (Thm 2 needs a start within εΔ). "" when it has
+// settled near that fixed point (within 10 %, or with little left to move),
+// or when q is unknown.
 func convergenceWarning(p *model.Mixture, local ClusterLocal, done, last int, step, prevStep, dist float64) string {
 	at, ok := p.Phase2AtTruth(local.Eta, local.Steps, local.Prox)
 	q := at.Rate
@@ -319,6 +321,10 @@ func convergenceWarning(p *model.Mixture, local ClusterLocal, done, last int, st
 	}
 	remaining := step * q / (1 - q)
 	if remaining <= settled*dist {
+		if dist > stuck*at.Floor {
+			return fmt.Sprintf("Phase 2 settled at d(θ, θ*) = %.3g, %.0f× the fixed point at the true labels (%.2g): "+
+				"the clustering is stuck in a wrong local optimum (Thm 2 needs a start within εΔ of the truth)", dist, dist/at.Floor, at.Floor)
+		}
 		return ""
 	}
 	more := int(math.Ceil(math.Log(remaining/(0.01*dist)) / -math.Log(q)))
@@ -327,3 +333,7 @@ func convergenceWarning(p *model.Mixture, local ClusterLocal, done, last int, st
 		"about %d more rounds would settle them (rounds=%d)",
 		done, step, q, remaining, dist, at.Floor, more, last+more)
 }
+
+// stuck is how many times farther from the truth than the fixed point at
+// the true labels a settled Phase 2 must end to count as a wrong clustering.
+const stuck = 2

@@ -350,7 +350,8 @@ func TestPhase1Warning(t *testing.T) {
 // truths, 60 rounds of FedAvg s=5 settle at the fixed point and say nothing;
 // started half a separation away with a small proximal step, 5 rounds are
 // far from it, and the last round — only the last — says so, naming the
-// rounds it would need.
+// rounds it would need; started with no model near one truth, it settles in
+// a wrong clustering and says that.
 func TestConvergenceWarning(t *testing.T) {
 	p := newMixture(t, separated(0.5), 3)
 	start := make([]float64, 0, p.K*p.Dim)
@@ -375,5 +376,19 @@ func TestConvergenceWarning(t *testing.T) {
 	w := warnings(rounds)
 	if len(w) != 1 || !strings.Contains(w[5], "has not converged after 5 rounds") || !strings.Contains(w[5], "more rounds would settle them") {
 		t.Errorf("5 slow rounds from a shifted start: warnings %q, want one on round 5 saying it has not converged", w)
+	}
+	// Two models start on θ*_1 and none near θ*_2: ties go to the lower index,
+	// so the second model never gets a client and the run settles with
+	// cluster 2's clients in the wrong clusters, far above the fixed point
+	// at the true labels.
+	stuck := append([]float64(nil), start...)
+	copy(stuck[p.Dim:2*p.Dim], start[:p.Dim])
+	rounds, err = runMixture(phase2{algorithms.ClusterLocal{Eta: 0.03, Steps: 5}, stuck}, p, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = warnings(rounds)
+	if len(w) != 1 || !strings.Contains(w[150], "stuck in a wrong local optimum") {
+		t.Errorf("from a start without a model near θ*_2: warnings %q, want one on round 150 saying it is stuck", w)
 	}
 }
