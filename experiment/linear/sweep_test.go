@@ -2,6 +2,7 @@ package linear
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"sort"
@@ -254,6 +255,26 @@ func TestFedGainColumns(t *testing.T) {
 	ms := Family{}.SweepMetrics(sc)
 	if ms[0].Spread != "fg_scarce_median" || ms[0].TableOnly || !ms[1].TableOnly || !ms[1].Single {
 		t.Errorf("fg_scarce: %+v; median: %+v", ms[0], ms[1])
+	}
+	// The JSON lines carry the same keys, the single columns without _std.
+	sc.Trials, sc.Rounds = 2, 5
+	sc.Sweep.Grid = []float64{1}
+	set(t, &sc, "clients", "4", "scarce_clients", "2", "scarce_samples", "5", "samples", "20", "dim", "8", "algorithms", "fedavg:s=1")
+	var b strings.Builder
+	if err := sweep(t, sc).Write(&b, experiment.JSONL); err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &rec); err != nil {
+		t.Fatalf("%v: %s", err, b.String())
+	}
+	for _, key := range strings.Split(want, ",") {
+		if _, ok := rec[key]; !ok {
+			t.Errorf("JSON line without %q: %s", key, b.String())
+		}
+	}
+	if len(rec) != len(strings.Split(want, ",")) {
+		t.Errorf("JSON line has %d keys, want %d: %s", len(rec), len(strings.Split(want, ",")), b.String())
 	}
 }
 
