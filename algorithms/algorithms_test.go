@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -133,9 +134,10 @@ func TestFedProxRound(t *testing.T) {
 }
 
 // TestMinibatchFullBatch checks that the minibatch variants with B = n_i
-// reduce to the full-batch algorithms (PAPERS.md §1.5, last item): one batch
-// holding all rows in a permuted order is the full gradient (FedAvg), and
-// one proximal step on it is the exact proximal point (FedProx). A batch
+// reduce to the full-batch algorithms (PAPERS.md §1.5, last item) under both
+// batch weights (1/n_i and 1/B coincide for one batch holding every row): one
+// batch holding all rows in a permuted order is the full gradient (FedAvg),
+// and one proximal step on it is the exact proximal point (FedProx). A batch
 // larger than a scarce client's n_i is also the whole client.
 func TestMinibatchFullBatch(t *testing.T) {
 	const (
@@ -162,6 +164,19 @@ func TestMinibatchFullBatch(t *testing.T) {
 		{
 			cfg:  datasets.Linear{Clients: 5, Dim: 12, Samples: 40, Noise: 0.5, ScarceClients: 3, ScarceSamples: 5},
 			mini: algorithms.FedProx{Eta: 1, Batch: 40, Seed: 4}, full: algorithms.FedProx{Eta: 1},
+		},
+		// The per-batch mean (batch_norm=batch).
+		{
+			cfg:  datasets.Linear{Clients: 5, Dim: 8, Samples: 30, Noise: 0.5},
+			mini: algorithms.FedAvg{Eta: 0.1, LocalSteps: 1, Batch: 30, BatchNorm: model.NormBatch, Seed: 1}, full: algorithms.FedAvg{Eta: 0.1, LocalSteps: 1},
+		},
+		{
+			cfg:  datasets.Linear{Clients: 5, Dim: 8, Samples: 30, Noise: 0.5, ScarceClients: 2, ScarceSamples: 6, Gamma: 1},
+			mini: algorithms.FedAvg{Eta: 0.1, LocalSteps: 5, Batch: 30, BatchNorm: model.NormBatch, Seed: 2}, full: algorithms.FedAvg{Eta: 0.1, LocalSteps: 5},
+		},
+		{
+			cfg:  datasets.Linear{Clients: 5, Dim: 12, Samples: 40, Noise: 0.5, ScarceClients: 3, ScarceSamples: 5},
+			mini: algorithms.FedProx{Eta: 1, Batch: 40, BatchNorm: model.NormBatch, Seed: 4}, full: algorithms.FedProx{Eta: 1},
 		},
 	} {
 		p := newProblem(t, test.cfg, 6)
@@ -216,6 +231,114 @@ func TestMinibatchMoves(t *testing.T) {
 		}
 		if floats.EqualApprox(a[last].Theta, f[last].Theta, 1e-6) {
 			t.Errorf("case %d: minibatch iterate equals the full-batch one", i)
+		}
+	}
+}
+
+// TestMinibatchConventions checks what separates the two batch weights
+// on a real minibatch run (B < n_i): with 1/n_i every round of FedAvg s=1
+// equals the round computed by hand as M incremental-gradient passes
+// u ← u − (η/n_i) X_bᵀ(X_b u − y_b) over the same batches; with 1/B the
+// steps are n_i/B times larger, so the runs differ.
+func TestMinibatchConventions(t *testing.T) {
+	const (
+		rounds = 4
+		batch  = 7
+		eta    = 0.05
+	)
+	p := newProblem(t, datasets.Linear{Clients: 3, Dim: 6, Samples: 21, Noise: 0.5, ScarceClients: 1, ScarceSamples: 9}, 9)
+	local, err := run(algorithms.FedAvg{Eta: eta, LocalSteps: 1, Batch: batch, Seed: 5}, p, rounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perBatch, err := run(algorithms.FedAvg{Eta: eta, LocalSteps: 1, Batch: batch, BatchNorm: model.NormBatch, Seed: 5}, p, rounds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The batches of each round are replayed as the algorithm documents them
+	// (PAPERS.md §8: a fresh permutation every round; client i shuffles with
+	// Fisher–Yates on its own stream rand.NewPCG(Seed, 2^40 + i)); if that
+	// scheme changes, this replay must follow it.
+	rngs := make([]*rand.Rand, len(p.Fed.Clients))
+	for i := range rngs {
+		rngs[i] = rand.New(rand.NewPCG(5, 1<<40+uint64(i)))
+	}
+	theta := make([]float64, p.Dim)
+	for r := 0; r < rounds; r++ {
+		next := make([]float64, p.Dim)
+		for i, c := range p.Fed.Clients {
+			perm := make([]int, c.N)
+			for j := range perm {
+				perm[j] = j
+			}
+			for j := len(perm) - 1; j > 0; j-- {
+				k := rngs[i].IntN(j + 1)
+				perm[j], perm[k] = perm[k], perm[j]
+			}
+			u := append([]float64(nil), theta...)
+			for lo := 0; lo < c.N; lo += batch {
+				g := make([]float64, p.Dim)
+				for _, row := range perm[lo:min(lo+batch, c.N)] {
+					x := c.X[row*p.Dim : (row+1)*p.Dim]
+					floats.AddScaled(g, floats.Dot(x, u)-c.Y[row], x)
+				}
+				floats.AddScaled(u, -eta/float64(c.N), g)
+			}
+			floats.AddScaled(next, float64(c.N)/float64(p.Fed.N()), u)
+		}
+		theta = next
+		if !floats.EqualApprox(local[r].Theta, theta, 1e-12) {
+			t.Fatalf("round %d: batch_norm=local gives %v, the incremental-gradient passes %v", r+1, local[r].Theta, theta)
+		}
+	}
+	if floats.EqualApprox(local[rounds-1].Theta, perBatch[rounds-1].Theta, 1e-6) {
+		t.Errorf("batch_norm=batch gives the same iterate as batch_norm=local")
+	}
+}
+
+// TestMinibatchDiverged checks the stable step of minibatch FedAvg under both
+// batch weights c (PAPERS.md §1.5): a step u ← (I − η c X_bᵀX_b)u + … is
+// non-expansive iff η c λ_max(X_bᵀX_b) ≤ 2. With B = 1 a batch is one row x
+// and λ_max(x xᵀ) = ‖x‖² whatever the partition, so the limit is
+// 2/max_{i,j} c‖x_ij‖² with c = 1/n_i (local) or 1 (batch): 4 times it
+// diverges with a message naming the limit, 0.9 of it runs to the end — for
+// 1/n_i far above the full-batch limit 2/max_i λ_max(X_iᵀX_i/n_i).
+func TestMinibatchDiverged(t *testing.T) {
+	const rounds = 300
+	p := newProblem(t, datasets.Linear{Clients: 4, Dim: 5, Samples: 30, Noise: 0.5, ScarceClients: 2, ScarceSamples: 10}, 13)
+	var fullLocal float64
+	for _, c := range clients(p.Fed) {
+		fullLocal = math.Max(fullLocal, c.lambdaMax())
+	}
+	for _, norm := range []model.BatchNorm{model.NormLocal, model.NormBatch} {
+		var curv float64
+		for _, c := range p.Fed.Clients {
+			for j := 0; j < c.N; j++ {
+				x := c.X[j*p.Dim : (j+1)*p.Dim]
+				w := 1.0
+				if norm == model.NormLocal {
+					w = 1 / float64(c.N)
+				}
+				curv = math.Max(curv, w*floats.Dot(x, x))
+			}
+		}
+		limit := 2 / curv
+		if norm == model.NormLocal && !(limit > 2/fullLocal) {
+			t.Errorf("B=1, 1/n_i: limit %v not above the full-batch limit %v", limit, 2/fullLocal)
+		}
+		got, err := run(algorithms.FedAvg{Eta: 4 * limit, LocalSteps: 2, Batch: 1, BatchNorm: norm, Seed: 1}, p, rounds)
+		var de *algorithms.DivergedError
+		if !errors.As(err, &de) {
+			t.Fatalf("batch_norm=%v η=%v: %d rounds, err %v; want *DivergedError", norm, 1.5*limit, len(got), err)
+		}
+		if !scalar.EqualWithinAbsOrRel(de.Limit, limit, 1e-10, 1e-10) {
+			t.Errorf("batch_norm=%v: Limit = %v (%s), want %v", norm, de.Limit, de.Of, limit)
+		}
+		if msg := de.Error(); !strings.Contains(msg, "exceeds the stable limit") || !strings.Contains(msg, "batch_norm="+norm.String()) {
+			t.Errorf("batch_norm=%v: message %q does not explain the limit", norm, msg)
+		}
+		if got, err := run(algorithms.FedAvg{Eta: 0.9 * limit, LocalSteps: 2, Batch: 1, BatchNorm: norm, Seed: 1}, p, rounds); err != nil || len(got) != rounds {
+			t.Errorf("batch_norm=%v η=0.9·limit: %d rounds, err %v; want a stable run", norm, len(got), err)
 		}
 	}
 }

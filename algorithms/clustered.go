@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/fedscope/fedscope/internal/parallel"
 	"github.com/fedscope/fedscope/model"
@@ -36,6 +37,11 @@ type ClusterRound struct {
 	// best permutation so that it compares with the true labels; nil in
 	// Phase 1.
 	Assign []int
+	// Warning, when set, says that the round left the regime the paper
+	// covers: at the last Phase-1 round, anchors that did not form k groups
+	// under the Δ/2 rule or a Phase-1 result above its target εΔ; at the last
+	// round, a Phase 2 that has not converged.
+	Warning string
 }
 
 // ClusterLocal is the local refinement of Phase 2 (PAPERS.md §5.4 step 3):
@@ -91,16 +97,61 @@ func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit fu
 			return err
 		}
 		st.round()
-		centres = st.centres()
+		var groups AnchorGroups
+		centres, groups = st.centres()
 		sc := p.Score(centres, nil)
-		emit(ClusterRound{Index: t, Phase: 1, Centres: centres, Distance: sc.Distance, Misclustered: math.NaN(),
-			ClientError: math.NaN()})
+		r := ClusterRound{Index: t, Phase: 1, Centres: centres, Distance: sc.Distance, Misclustered: math.NaN(),
+			ClientError: math.NaN()}
+		if t == a.Phase1.Rounds {
+			r.Warning = phase1Warning(p, a.Phase1, groups, sc.Distance, st.moving)
+		}
+		emit(r)
 	}
 	if t > rounds {
 		return nil
 	}
 	return runPhase2(ctx, p, a.Local, centres, t, rounds, emit)
 }
+
+// phase1Warning explains, at the end of Phase 1, what went outside the
+// paper's guarantees (PAPERS.md §5.2, Thm 1): anchors that did not form k
+// groups under the Δ/2 rule (so groups were dropped, or k-means split them),
+// and a result above the target d(θ̂, θ*) ≤ εΔ (Δ the true separation, as
+// the reference line of the distance chart), with how many anchors were
+// still moving (σ̂ > εΔ: Phase 1 had too few rounds) or none (they stopped
+// short). "" when neither happened.
+func phase1Warning(p *model.Mixture, f FedMD, g AnchorGroups, dist float64, moving int) string {
+	var parts []string
+	if target := f.Epsilon * p.Fed.Delta; dist > target {
+		why := "every anchor had stopped (σ̂ ≤ εΔ)"
+		if moving > 0 {
+			// The proof of Thm 1 takes T = (16β²/α²) log(βR/(εΔ)) rounds.
+			need := 16 * f.Beta * f.Beta / (f.Alpha * f.Alpha) * math.Log(f.Beta*p.Fed.Radius/(f.Epsilon*f.Delta))
+			why = fmt.Sprintf("%d of the %d anchors were still moving, so phase1_rounds=%d is too few (the proof of Thm 1 takes (16β²/α²) log(βR/(εΔ)) = %.0f)",
+				moving, g.Anchors, f.Rounds, math.Ceil(need))
+		}
+		parts = append(parts, fmt.Sprintf("Phase 1 ended at d(θ̂, θ*) = %.3g, above its target εΔ = %.3g; %s", dist, target, why))
+	}
+	switch {
+	case g.KMeans:
+		parts = append(parts, fmt.Sprintf("the %d anchors formed %d group(s) under the Δ/2 rule (Δ/2 = %.3g), not k = %d, so k-means split them",
+			g.Anchors, g.Components, f.Delta/2, p.K))
+	case g.Components > p.K:
+		parts = append(parts, fmt.Sprintf("the %d anchors formed %d groups under the Δ/2 rule (Δ/2 = %.3g), not k = %d: the %d smallest (%d anchors) were dropped",
+			g.Anchors, g.Components, f.Delta/2, p.K, g.Components-p.K, g.Dropped))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Starter is implemented by clustered racers that can say which models they
+// hold before their first round (round 0 of the tables) and in which phase.
+type Starter interface {
+	Start(p *model.Mixture) (centres []float64, phase int)
+}
+
+// Start implements Starter: every anchor starts at θ_0 = 0 (PAPERS.md §8),
+// so the k centres are 0, in Phase 1.
+func (a TwoPhase) Start(p *model.Mixture) ([]float64, int) { return make([]float64, p.K*p.Dim), 1 }
 
 // RandomInit is the baseline: Phase 2 alone, from k cluster models drawn
 // uniformly on the sphere of radius R (the scale of the truths, PAPERS.md §8),
@@ -118,6 +169,13 @@ func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit 
 	if err := a.Local.validate(); err != nil {
 		return err
 	}
+	centres, _ := a.Start(p)
+	return runPhase2(ctx, p, a.Local, centres, 1, rounds, emit)
+}
+
+// Start implements Starter: the k models drawn uniformly on the sphere of
+// radius R from the baseline's own stream, in Phase 2.
+func (a RandomInit) Start(p *model.Mixture) ([]float64, int) {
 	rng := rand.New(rand.NewPCG(a.Seed, randomInitStream))
 	d := p.Dim
 	centres := make([]float64, p.K*d)
@@ -128,7 +186,7 @@ func (a RandomInit) Run(ctx context.Context, p *model.Mixture, rounds int, emit 
 			c[r] *= p.Fed.Radius
 		}
 	}
-	return runPhase2(ctx, p, a.Local, centres, 1, rounds, emit)
+	return centres, 2
 }
 
 // Phase2 runs FedX + clustering (PAPERS.md §5.4) from the given centres
@@ -173,6 +231,7 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 		parallel.For(m, func(i int) { factors[i] = model.NewProxFactor(&p.Clients[i], local.Eta) })
 	}
 	bound := explosion * (1 + p.Fed.Radius)
+	var step, prevStep float64 // max_j ‖θ_{j,t} − θ_{j,t−1}‖ of this round and the one before
 	for t := first; t <= last; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -210,6 +269,10 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 				nz[r] += w * (ui[r] - cz[r])
 			}
 		}
+		prevStep, step = step, 0
+		for j := 0; j < k; j++ {
+			step = math.Max(step, model.Distance(next[j*d:(j+1)*d], centres[j*d:(j+1)*d]))
+		}
 		copy(centres, next)
 		sc := p.Score(next, assign)
 		if !finite(next) || !(sc.Distance < bound) {
@@ -219,8 +282,58 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 			}
 			return e
 		}
-		emit(ClusterRound{Index: t, Phase: 2, Centres: next, Distance: sc.Distance, Misclustered: sc.Misclustered,
-			Assign: sc.Assign, ClientError: sc.ClientError})
+		r := ClusterRound{Index: t, Phase: 2, Centres: next, Distance: sc.Distance, Misclustered: sc.Misclustered,
+			Assign: sc.Assign, ClientError: sc.ClientError}
+		if t == last {
+			r.Warning = convergenceWarning(p, local, t-first+1, last, step, prevStep, sc.Distance)
+		}
+		emit(r)
 	}
 	return nil
 }
+
+// settled is how close to its limit a run must be, relative to its distance
+// d(θ, θ*), to count as converged.
+const settled = 0.1
+
+// convergenceWarning says, at the last round, when Phase 2 has not
+// converged, or has settled far from the truth. Near its limit the iteration
+// is the affine map of Phase 2 at settled labels, contracting by q per round:
+// the slowest cluster at the true labels (model.Mixture.Phase2AtTruth), or
+// the ratio of the last two moves when that is smaller (the slowest mode is
+// then not what is left). The remaining distance to the limit is about
+// step·q/(1 − q), step the last round's largest move. When that exceeds 10 %
+// of d(θ, θ*) the run was stopped early (PAPERS.md §5.4, Thm 3:
+// T' = Θ(κ/(sηρ) log(Δ/ν)) rounds), and the warning says how many more rounds
+// would bring it within 1 %. When it has settled more than twice as far from
+// the truth as the fixed point at the true labels, the clustering is stuck
+// in a wrong local optimum (Thm 2 needs a start within εΔ). "" when it has
+// settled near that fixed point (within 10 %, or with little left to move),
+// or when q is unknown.
+func convergenceWarning(p *model.Mixture, local ClusterLocal, done, last int, step, prevStep, dist float64) string {
+	at, ok := p.Phase2AtTruth(local.Eta, local.Steps, local.Prox)
+	q := at.Rate
+	if !ok || !(q < 1) || !(q > 0) || !(dist > 0) || dist <= (1+settled)*at.Floor {
+		return ""
+	}
+	if ratio := step / prevStep; ratio > 0 && ratio < q {
+		q = ratio
+	}
+	remaining := step * q / (1 - q)
+	if remaining <= settled*dist {
+		if dist > stuck*at.Floor {
+			return fmt.Sprintf("Phase 2 settled at d(θ, θ*) = %.3g, %.0f× the fixed point at the true labels (%.2g): "+
+				"the clustering is stuck in a wrong local optimum (Thm 2 needs a start within εΔ of the truth)", dist, dist/at.Floor, at.Floor)
+		}
+		return ""
+	}
+	more := int(math.Ceil(math.Log(remaining/(0.01*dist)) / -math.Log(q)))
+	return fmt.Sprintf("Phase 2 has not converged after %d rounds: the models still move %.2g per round and contract by about %.4g per round, "+
+		"so they may move about %.2g more against d(θ, θ*) = %.2g now (the fixed point at the true labels is at %.2g); "+
+		"about %d more rounds would settle them (rounds=%d)",
+		done, step, q, remaining, dist, at.Floor, more, last+more)
+}
+
+// stuck is how many times farther from the truth than the fixed point at
+// the true labels a settled Phase 2 must end to count as a wrong clustering.
+const stuck = 2

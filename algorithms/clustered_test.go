@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/fedscope/fedscope/algorithms"
@@ -283,5 +284,111 @@ func TestPhase2Diverges(t *testing.T) {
 	}
 	if _, err := runMixture(algorithms.RandomInit{Local: algorithms.ClusterLocal{Eta: 0.1}}, p, 2); !errors.Is(err, algorithms.ErrBadParams) {
 		t.Fatalf("s = 0 accepted: %v", err)
+	}
+}
+
+// warnings returns the rounds that carry a warning, by index.
+func warnings(rounds []algorithms.ClusterRound) map[int]string {
+	out := map[int]string{}
+	for _, r := range rounds {
+		if r.Warning != "" {
+			out[r.Index] = r.Warning
+		}
+	}
+	return out
+}
+
+// TestPhase1Warning checks that the end of Phase 1 says when it left the
+// regime of Thm 1 (PAPERS.md §5.2): after one round every anchor is still
+// near θ_0 = 0, within Δ/2 of the others, so the anchors form fewer than k
+// groups, k-means splits them, and the result is far above εΔ with anchors
+// still moving. The warning is on round T and no other round. With the
+// separated mixture, enough rounds and anchors, Phase 1 ends within εΔ in k
+// groups and says nothing.
+func TestPhase1Warning(t *testing.T) {
+	cfg, alg := smallTwoPhase(5)
+	alg.Phase1.Rounds = 1
+	p := newMixture(t, cfg, 5)
+	rounds, err := runMixture(alg, p, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warnings(rounds)
+	if len(w) != 1 || w[1] == "" {
+		t.Fatalf("warnings %q, want one on round 1", w)
+	}
+	// Rounds before T say nothing.
+	alg.Phase1.Rounds = 3
+	if rounds, err := runMixture(alg, p, 2); err != nil || len(warnings(rounds)) != 0 {
+		t.Errorf("rounds 1–2 of a 3-round Phase 1: warnings %q (%v), want none", warnings(rounds), err)
+	}
+	for _, want := range []string{"above its target εΔ", "still moving", "k-means split them", "not k = 3"} {
+		if !strings.Contains(w[1], want) {
+			t.Errorf("round 1 warning %q does not say %q", w[1], want)
+		}
+	}
+
+	good := datasets.Mixture{Clients: 50, Dim: 4, K: 2, Radius: 3, MinSep: 5, Noise: 0, MaxSamples: 20,
+		Anchors: 6, AnchorPoints: 600, PoolClients: 3000}
+	q := newMixture(t, good, 6)
+	two := algorithms.TwoPhase{
+		Phase1: algorithms.FedMD{Rounds: 20, Pool: 3000, Pairs: 300, OIIters: 10, PowerIters: 10, Epsilon: 0.2,
+			Alpha: 1, Beta: 1, Delta: q.Fed.Delta, Reuse: true, Seed: 6},
+		Local: algorithms.ClusterLocal{Eta: 0.05, Steps: 3},
+	}
+	rounds, err = runMixture(two, q, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := rounds[len(rounds)-1]; last.Distance > 0.2*q.Fed.Delta || len(warnings(rounds)) != 0 {
+		t.Errorf("noise-free, separated: Phase 1 ends at %v (εΔ = %v) with warnings %q; want within εΔ and none",
+			last.Distance, 0.2*q.Fed.Delta, warnings(rounds))
+	}
+}
+
+// TestConvergenceWarning checks the last round of Phase 2: started at the
+// truths, 60 rounds of FedAvg s=5 settle at the fixed point and say nothing;
+// started half a separation away with a small proximal step, 5 rounds are
+// far from it, and the last round — only the last — says so, naming the
+// rounds it would need; started with no model near one truth, it settles in
+// a wrong clustering and says that.
+func TestConvergenceWarning(t *testing.T) {
+	p := newMixture(t, separated(0.5), 3)
+	start := make([]float64, 0, p.K*p.Dim)
+	for _, th := range p.Fed.Truths {
+		start = append(start, th...)
+	}
+	rounds, err := runMixture(phase2{algorithms.ClusterLocal{Eta: 0.03, Steps: 5}, start}, p, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := warnings(rounds); len(w) != 0 {
+		t.Errorf("from the truths: warnings %q, want none", w)
+	}
+	shifted := append([]float64(nil), start...)
+	for a := range shifted {
+		shifted[a] += 1.0 / math.Sqrt(float64(p.Dim))
+	}
+	rounds, err = runMixture(phase2{algorithms.ClusterLocal{Prox: true, Eta: 0.01}, shifted}, p, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := warnings(rounds)
+	if len(w) != 1 || !strings.Contains(w[5], "has not converged after 5 rounds") || !strings.Contains(w[5], "more rounds would settle them") {
+		t.Errorf("5 slow rounds from a shifted start: warnings %q, want one on round 5 saying it has not converged", w)
+	}
+	// Two models start on θ*_1 and none near θ*_2: ties go to the lower index,
+	// so the second model never gets a client and the run settles with
+	// cluster 2's clients in the wrong clusters, far above the fixed point
+	// at the true labels.
+	stuck := append([]float64(nil), start...)
+	copy(stuck[p.Dim:2*p.Dim], start[:p.Dim])
+	rounds, err = runMixture(phase2{algorithms.ClusterLocal{Eta: 0.03, Steps: 5}, stuck}, p, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = warnings(rounds)
+	if len(w) != 1 || !strings.Contains(w[150], "stuck in a wrong local optimum") {
+		t.Errorf("from a start without a model near θ*_2: warnings %q, want one on round 150 saying it is stuck", w)
 	}
 }

@@ -13,12 +13,16 @@ import (
 // w_i = n_i/N (PAPERS.md §1.3, paper 000). Each round every client starts
 // from the global model and runs LocalSteps full-batch gradient steps on its
 // loss l_i(θ) = 1/(2n_i)‖y_i − X_iθ‖², or, when Batch > 0, LocalSteps epochs
-// of minibatch gradient steps (PAPERS.md §1.5); the server averages.
+// of minibatch gradient steps (PAPERS.md §1.5), each step weighted by
+// BatchNorm (1/n_i by default: one epoch is an incremental-gradient version
+// of one full step); the server averages.
 type FedAvg struct {
 	Eta        float64 // step size η > 0
 	LocalSteps int     // s ≥ 1: gradient steps (full batch) or epochs (minibatch) per round
 	Batch      int     // B: 0 for full batch; otherwise the minibatch size
-	Seed       uint64  // seeds the per-round minibatch partitions
+	// BatchNorm weighs each minibatch step: 1/n_i (the zero value) or 1/B.
+	BatchNorm model.BatchNorm
+	Seed      uint64 // seeds the per-round minibatch partitions
 }
 
 // Run implements Algorithm.
@@ -57,7 +61,7 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 				s.GDSteps(u, a.Eta, a.LocalSteps, ws)
 			default:
 				for e := 0; e < a.LocalSteps; e++ {
-					s.MinibatchEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
+					s.MinibatchEpoch(u, a.Eta, parts.perm[i], a.Batch, a.BatchNorm, ws)
 				}
 			}
 		})
@@ -67,7 +71,7 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 		pooled, client := p.Curvature()
 		switch {
 		case a.Batch > 0:
-			e.Limit, e.Of = 2/parts.curvature(p), "the minibatch Hessians"
+			e.Limit, e.Of = minibatchLimit(p, parts, a.BatchNorm)
 		case a.LocalSteps == 1:
 			// s = 1 is centralised gradient descent on the pooled loss.
 			e.Limit, e.Of = 2/pooled, "the global Hessian"
@@ -151,14 +155,35 @@ func (ps *partitions) shuffle() {
 	}
 }
 
-// curvature returns the largest λ_max(X_bᵀX_b/B) over the current batches.
-func (ps *partitions) curvature(p *model.Problem) float64 {
+// curvature returns the largest c·λ_max(X_bᵀX_b) over the current batches,
+// with the batch weight c of norm (1/n_i or 1/|b|).
+func (ps *partitions) curvature(p *model.Problem, norm model.BatchNorm) float64 {
 	var c float64
 	for i, perm := range ps.perm {
 		s := &p.Clients[i]
 		for lo := 0; lo < len(perm); lo += ps.batch {
-			c = math.Max(c, model.RowsCurvature(s.X, s.Dim, perm[lo:min(lo+ps.batch, len(perm))]))
+			idx := perm[lo:min(lo+ps.batch, len(perm))]
+			// RowsCurvature is λ_max(X_bᵀX_b/|b|).
+			lam := model.RowsCurvature(s.X, s.Dim, idx) * float64(len(idx))
+			c = math.Max(c, lam*norm.Scale(s.N, len(idx)))
 		}
 	}
 	return c
+}
+
+// minibatchLimit is the stable step of minibatch FedAvg and what it refers
+// to. One step is u ← (I − η c X_bᵀX_b) u + η c X_bᵀy_b; its linear part is
+// non-expansive iff η c λ_max(X_bᵀX_b) ≤ 2, and an epoch, a product of such
+// factors, is then non-expansive too. So the limit is
+// 2 / max_{i,b} c λ_max(X_bᵀX_b): with c = 1/n_i (NormLocal) the batches'
+// shares of the local Hessians, never larger than X_iᵀX_i/n_i (X_bᵀX_b ⪯
+// X_iᵀX_i), so the limit is at least the full-batch one 2/λ_max(X_iᵀX_i/n_i);
+// with c = 1/|b| (NormBatch) the minibatch Hessians X_bᵀX_b/|b|, n_i/|b| times
+// larger, so the limit is n_i/|b| times smaller (PAPERS.md §1.5, §1.6).
+func minibatchLimit(p *model.Problem, parts *partitions, norm model.BatchNorm) (float64, string) {
+	of := "the batches' shares X_bᵀX_b/n_i of the local Hessians (batch_norm=local)"
+	if norm == model.NormBatch {
+		of = "the minibatch Hessians X_bᵀX_b/B (batch_norm=batch)"
+	}
+	return 2 / parts.curvature(p, norm), of
 }

@@ -93,6 +93,8 @@ type fedmdState struct {
 	p       *model.Mixture
 	t       int         // rounds done
 	anchors [][]float64 // θ_h
+	moved   []bool      // whether anchor h moved in the last round (σ̂ > εΔ)
+	moving  int         // how many did
 	work    []anchorWork
 }
 
@@ -108,7 +110,8 @@ type anchorWork struct {
 
 func newFedMD(f FedMD, p *model.Mixture) *fedmdState {
 	d, k := p.Dim, p.K
-	st := &fedmdState{f: f, p: p, anchors: make([][]float64, len(p.Fed.Anchors)), work: make([]anchorWork, len(p.Fed.Anchors))}
+	st := &fedmdState{f: f, p: p, anchors: make([][]float64, len(p.Fed.Anchors)), work: make([]anchorWork, len(p.Fed.Anchors)),
+		moved: make([]bool, len(p.Fed.Anchors))}
 	for h := range st.anchors {
 		st.anchors[h] = make([]float64, d) // θ_{h,0} = 0 (PAPERS.md §8)
 		st.work[h] = anchorWork{rng: rand.New(rand.NewPCG(f.Seed, fedmdStream+uint64(h))),
@@ -175,7 +178,8 @@ func (st *fedmdState) round() {
 		}
 		sigma := math.Sqrt(math.Max(s2, 0))
 		// e. Move along r = Û β̂ while the moment is above εΔ; else freeze.
-		if sigma > f.Epsilon*f.Delta {
+		st.moved[h] = sigma > f.Epsilon*f.Delta
+		if st.moved[h] {
 			eta := f.Alpha * sigma / (2 * f.Beta * f.Beta)
 			for r := 0; r < d; r++ {
 				var s float64
@@ -186,12 +190,19 @@ func (st *fedmdState) round() {
 			}
 		}
 	})
+	st.moving = 0
+	for _, m := range st.moved {
+		if m {
+			st.moving++
+		}
+	}
 	st.t++
 }
 
-// centres clusters the current anchor estimates into k centres (k×d).
-func (st *fedmdState) centres() []float64 {
-	return ClusterAnchors(st.anchors, st.p.K, st.f.Delta)
+// centres clusters the current anchor estimates into k centres (k×d) and
+// says how the anchors grouped.
+func (st *fedmdState) centres() ([]float64, AnchorGroups) {
+	return GroupAnchors(st.anchors, st.p.K, st.f.Delta)
 }
 
 // formY sets y (d×d) = (1/m) Σ_{c=lo}^{lo+m−1} r1 r2 x1 x2ᵀ with r = y − ⟨x, θ⟩,
@@ -252,6 +263,16 @@ func unit(v []float64, rng *rand.Rand) {
 	}
 }
 
+// AnchorGroups says how the anchors grouped under the Δ/2 rule at the end
+// of Phase 1 (PAPERS.md §5.2 step 3, §8), so that a fallback is never
+// silent.
+type AnchorGroups struct {
+	Anchors    int  // n_H
+	Components int  // connected components of the graph "distance < Δ/2"
+	Dropped    int  // anchors in the components beyond the k largest
+	KMeans     bool // fewer than k components: k-means split the anchors
+}
+
 // ClusterAnchors turns the anchors' estimates into k centres (k×d row-major)
 // by the rule of PAPERS.md §8 (004), the end of Phase 1 (§5.2 step 3): two
 // anchors are linked when their distance is below Δ/2; the connected
@@ -262,6 +283,12 @@ func unit(v []float64, rng *rand.Rand) {
 // the anchor farthest from its nearest centre. Each centre is the mean of its
 // anchors. There must be at least k anchors.
 func ClusterAnchors(thetas [][]float64, k int, delta float64) []float64 {
+	c, _ := GroupAnchors(thetas, k, delta)
+	return c
+}
+
+// GroupAnchors is ClusterAnchors, also reporting how the anchors grouped.
+func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGroups) {
 	n := len(thetas)
 	if n < k || k < 1 {
 		panic("algorithms: ClusterAnchors: fewer anchors than clusters")
@@ -301,6 +328,10 @@ func ClusterAnchors(thetas [][]float64, k int, delta float64) []float64 {
 	// Largest first; equal sizes in order of their first anchor (roots are
 	// already in that order and the sort is stable).
 	slices.SortStableFunc(roots, func(a, b int) int { return cmp.Compare(len(members[b]), len(members[a])) })
+	groups := AnchorGroups{Anchors: n, Components: len(roots), KMeans: len(roots) < k}
+	for _, r := range roots[min(k, len(roots)):] {
+		groups.Dropped += len(members[r])
+	}
 	centres := make([]float64, k*d)
 	mean := func(dst []float64, idx []int) {
 		clear(dst)
@@ -314,7 +345,7 @@ func ClusterAnchors(thetas [][]float64, k int, delta float64) []float64 {
 		for j := 0; j < k; j++ {
 			mean(centres[j*d:(j+1)*d], members[roots[j]])
 		}
-		return centres
+		return centres, groups
 	}
 	// Fewer components than clusters: k-means.
 	for j, r := range roots {
@@ -361,5 +392,5 @@ func ClusterAnchors(thetas [][]float64, k int, delta float64) []float64 {
 			}
 		}
 	}
-	return centres
+	return centres, groups
 }

@@ -108,7 +108,9 @@ func TestFedMDNeedsData(t *testing.T) {
 }
 
 // TestClusterAnchors checks the anchor clustering rule of PAPERS.md §8 on
-// hand-made configurations whose answer is known.
+// hand-made configurations whose answer is known, and that GroupAnchors
+// reports what happened: the components of the Δ/2 graph, the anchors
+// dropped beyond the k largest, and the k-means fallback.
 func TestClusterAnchors(t *testing.T) {
 	pt := func(x, y float64) []float64 { return []float64{x, y} }
 	sortCentres := func(c []float64) [][]float64 {
@@ -130,18 +132,26 @@ func TestClusterAnchors(t *testing.T) {
 		k       int
 		delta   float64
 		want    [][]float64
+		groups  AnchorGroups
 	}{
 		{"three tight groups", [][]float64{pt(0, 0), pt(0.2, 0), pt(10, 0), pt(10, 0.4), pt(0, 10), pt(0.1, 10), pt(0, 10.2)},
-			3, 4, [][]float64{{0.1 / 3, 30.2 / 3}, {0.1, 0}, {10, 0.2}}},
+			3, 4, [][]float64{{0.1 / 3, 30.2 / 3}, {0.1, 0}, {10, 0.2}}, AnchorGroups{Anchors: 7, Components: 3}},
 		// Four components for k = 3: the singleton (5, 5) is dropped.
 		{"too many components", [][]float64{pt(0, 0), pt(0, 0.2), pt(5, 5), pt(10, 0), pt(10, 0.2), pt(0, 10), pt(0, 10.2)},
-			3, 4, [][]float64{{0, 0.1}, {0, 10.1}, {10, 0.1}}},
+			3, 4, [][]float64{{0, 0.1}, {0, 10.1}, {10, 0.1}}, AnchorGroups{Anchors: 7, Components: 4, Dropped: 1}},
 		// Two groups closer than Δ/2 merge into one component; k-means splits
 		// them again.
 		{"too few components", [][]float64{pt(0, 0), pt(0, 0.1), pt(1, 0), pt(1, 0.1), pt(20, 0), pt(20, 0.2)},
-			3, 4, [][]float64{{0, 0.05}, {1, 0.05}, {20, 0.1}}},
+			3, 4, [][]float64{{0, 0.05}, {1, 0.05}, {20, 0.1}}, AnchorGroups{Anchors: 6, Components: 2, KMeans: true}},
 	} {
-		got := sortCentres(ClusterAnchors(test.anchors, test.k, test.delta))
+		centres, groups := GroupAnchors(test.anchors, test.k, test.delta)
+		if groups != test.groups {
+			t.Errorf("%s: groups %+v, want %+v", test.name, groups, test.groups)
+		}
+		if !slices.Equal(centres, ClusterAnchors(test.anchors, test.k, test.delta)) {
+			t.Errorf("%s: GroupAnchors and ClusterAnchors disagree", test.name)
+		}
+		got := sortCentres(centres)
 		for j := range test.want {
 			if math.Abs(got[j][0]-test.want[j][0]) > 1e-9 || math.Abs(got[j][1]-test.want[j][1]) > 1e-9 {
 				t.Errorf("%s: centres %v, want %v", test.name, got, test.want)

@@ -11,12 +11,16 @@ import (
 // point θ_i = argmin_u l_i(u) + ‖u − θ_{t−1}‖²/(2η) (PAPERS.md §1.4, paper
 // 000), solved with a factorisation computed once per client and η; with
 // Batch > 0, one epoch of incremental proximal steps on minibatches, each
-// centred at the current local iterate (PAPERS.md §1.5, §8). Aggregation as
-// in FedAvg with w_i = n_i/N.
+// centred at the current local iterate and weighted by BatchNorm (1/n_i by
+// default, PAPERS.md §1.5 CORRECTED, §8). Aggregation as in FedAvg with
+// w_i = n_i/N.
 type FedProx struct {
 	Eta   float64 // η > 0: larger means a weaker pull towards the global model
 	Batch int     // B: 0 for the exact full-batch proximal step
-	Seed  uint64  // seeds the per-round minibatch partitions
+	// BatchNorm weighs each minibatch proximal step: 1/n_i (the zero value)
+	// or 1/B.
+	BatchNorm model.BatchNorm
+	Seed      uint64 // seeds the per-round minibatch partitions
 }
 
 // Run implements Algorithm.
@@ -50,7 +54,7 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 		return aggregate(ctx, p, theta, u, next, func(i int, u []float64) {
 			switch {
 			case a.Batch > 0:
-				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, ws)
+				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, a.BatchNorm, ws)
 			case spectra[i] != nil:
 				spectra[i].Apply(u, maps[i], ws)
 			default:
@@ -59,7 +63,9 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 		})
 	}
 	// The proximal map is a contraction for every η (PAPERS.md §1.6: FedProx
-	// needs no condition on γ), so divergence means broken input, not η.
+	// needs no condition on γ), and so is each minibatch proximal step under
+	// either batch weight ((I + η c X_bᵀX_b)⁻¹ has eigenvalues in (0, 1]), so
+	// divergence means broken input, not η.
 	diverged := func(t int) error { return &DivergedError{Round: t, Eta: a.Eta, Limit: math.NaN()} }
 	return loop(ctx, p, rounds, emit, round, diverged)
 }

@@ -14,8 +14,9 @@ import (
 // x ~ N(0, Σ_{z_i}) and ζ ~ N(0, σ²).
 //
 // It holds three kinds of client, each on its own random streams:
-//   - Clients heavy-tailed Phase-2 clients, n_i = min(MaxSamples,
-//     ⌊2/(1 − 0.99U)^0.8⌋) with U ~ U[0,1], so n_i ≥ 2 (§8);
+//   - Clients heavy-tailed Phase-2 clients, n_i = ⌊2/(1 − cU)^0.8⌋ with
+//     U ~ U[0,1] and c = 1 − (2/(MaxSamples+1))^1.25, so 2 ≤ n_i ≤ MaxSamples
+//     (§8; see HeavyTailedSize);
 //   - Anchors anchor clients with AnchorPoints points each (Phase 1 needs
 //     2·l fresh points per round, §5.2 step c);
 //   - Pool fresh 2-point clients for the federated orthogonal iteration of
@@ -39,7 +40,7 @@ type Mixture struct {
 	// c_j = CovRatio^{j/(k−1)}, so α = 1 and β = CovRatio; 0 or 1 gives
 	// Σ_j = I for every cluster (§8).
 	CovRatio     float64
-	MaxSamples   int // cap of the heavy-tailed client sizes (§8: 300)
+	MaxSamples   int // largest heavy-tailed client size, where the tail ends (§8: 300)
 	Anchors      int // n_H anchor clients
 	AnchorPoints int // points per anchor client
 	PoolClients  int // 2-point clients available to Phase 1
@@ -129,10 +130,24 @@ func (f *MixtureFederation) N() int {
 	return n
 }
 
-// HeavyTailedSize is the client size of PAPERS.md §8 (004):
-// n = min(cap, ⌊2/(1 − 0.99u)^0.8⌋) for u in [0, 1), always ≥ 2.
+// HeavyTailedSize is the client size of PAPERS.md §8 (004) for a uniform
+// draw u in [0, 1), with its tail reaching the cap:
+//
+//	n = ⌊2/(1 − c·u)^0.8⌋,  c = 1 − (2/(cap+1))^1.25,
+//
+// clamped to [2, cap] (the value stays below cap+1, so n reaches the cap).
+// Then, for integers 2 ≤ x ≤ cap,
+//
+//	P(n ≥ x) = ((2/x)^1.25 − (2/(cap+1))^1.25) / (1 − (2/(cap+1))^1.25):
+//
+// the Pareto tail P(n ≥ x) ∝ x^−1.25 of §8's formula, truncated at the cap.
+// §8 writes c = 0.99 and min(300, ·), but with c = 0.99 the formula never
+// exceeds ⌊2·100^0.8⌋ = 79, so a cap of 300 (or 1000) never bound and
+// max_samples could only shrink clients; c = 0.99 is nearly this law at
+// cap = 79 (c = 0.9899).
 func HeavyTailedSize(u float64, cap int) int {
-	n := int(math.Floor(2 / math.Pow(1-0.99*u, 0.8)))
+	c := 1 - math.Pow(2/float64(cap+1), 1.25)
+	n := int(math.Floor(2 / math.Pow(1-c*u, 0.8)))
 	return max(2, min(cap, n))
 }
 
@@ -206,14 +221,9 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 	}
 	d := c.Dim
 	fed := &MixtureFederation{Dim: d, K: c.K, Truths: truths, Delta: delta, Radius: c.Radius, Noise: c.Noise,
-		Weights: make([]float64, c.K), Scales: make([]float64, c.K)}
+		Weights: c.NormalisedWeights(), Scales: make([]float64, c.K)}
 	cum := c.cumulativeWeights()
-	for j := range fed.Weights {
-		lo := 0.0
-		if j > 0 {
-			lo = cum[j-1]
-		}
-		fed.Weights[j] = cum[j] - lo
+	for j := range fed.Scales {
 		fed.Scales[j] = 1
 		if c.CovRatio > 1 {
 			fed.Scales[j] = math.Pow(c.CovRatio, float64(j)/float64(c.K-1))
@@ -270,6 +280,21 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 	})
 	fed.Pool = pool
 	return fed, nil
+}
+
+// NormalisedWeights returns the mixing weights p, summing to 1 (uniform
+// when Weights is nil), as Generate reports them.
+func (c Mixture) NormalisedWeights() []float64 {
+	cum := c.cumulativeWeights()
+	p := make([]float64, c.K)
+	for j := range p {
+		lo := 0.0
+		if j > 0 {
+			lo = cum[j-1]
+		}
+		p[j] = cum[j] - lo
+	}
+	return p
 }
 
 // cumulativeWeights returns the normalised cumulative mixing weights.

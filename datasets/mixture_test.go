@@ -72,23 +72,74 @@ func TestMixtureTruths(t *testing.T) {
 	}
 }
 
-// TestHeavyTailedSize checks n = min(cap, ⌊2/(1 − 0.99U)^0.8⌋) at known
-// points: U = 0 gives 2, U → 1 gives ⌊2·100^0.8⌋ = 79, and the cap binds.
+// TestHeavyTailedSize checks n = ⌊2/(1 − cU)^0.8⌋, c = 1 − (2/(cap+1))^1.25,
+// at known points: U = 0 gives 2, U → 1 reaches the cap (300 or 1000: the
+// cap binds and raising it raises the sizes), and cap = 79 is nearly §8's
+// c = 0.99.
 func TestHeavyTailedSize(t *testing.T) {
+	c := func(capN int) float64 { return 1 - math.Pow(2/float64(capN+1), 1.25) }
 	for _, test := range []struct {
 		u    float64
 		cap  int
 		want int
 	}{
 		{0, 300, 2},
-		{0.5, 300, int(math.Floor(2 / math.Pow(0.505, 0.8)))},
-		{math.Nextafter(1, 0), 300, 79},
+		{0.5, 300, int(math.Floor(2 / math.Pow(1-0.5*c(300), 0.8)))},
+		{math.Nextafter(1, 0), 300, 300},
+		{math.Nextafter(1, 0), 1000, 1000},
 		{math.Nextafter(1, 0), 20, 20},
-		{0.9, 300, int(math.Floor(2 / math.Pow(0.109, 0.8)))},
+		{0.999, 1000, int(math.Floor(2 / math.Pow(1-0.999*c(1000), 0.8)))},
+		{0.9, 300, int(math.Floor(2 / math.Pow(1-0.9*c(300), 0.8)))},
+		{0.7, 2, 2},
 	} {
 		if got := datasets.HeavyTailedSize(test.u, test.cap); got != test.want {
 			t.Errorf("HeavyTailedSize(%v, %d) = %d, want %d", test.u, test.cap, got, test.want)
 		}
+	}
+	if got := c(79); math.Abs(got-0.99) > 2e-3 {
+		t.Errorf("c at cap 79 = %v, want ≈ 0.99 (PAPERS.md §8)", got)
+	}
+}
+
+// TestHeavyTailedSizeLaw checks the size law on a grid of U values (the
+// quantile function, so no sampling error beyond the grid's 1e-5): the
+// fraction with n ≥ x matches the truncated Pareto tail
+// ((2/x)^1.25 − (2/(cap+1))^1.25)/(1 − (2/(cap+1))^1.25), and
+// max_samples = 1000 gives larger clients than 300 (it used to change
+// nothing).
+func TestHeavyTailedSizeLaw(t *testing.T) {
+	const grid = 100_000
+	for _, capN := range []int{300, 1000} {
+		sizes := make([]int, grid)
+		for g := range sizes {
+			sizes[g] = datasets.HeavyTailedSize((float64(g)+0.5)/grid, capN)
+		}
+		for _, x := range []int{2, 3, 5, 10, 30, 79, 100, 200, 300} {
+			n := 0
+			for _, s := range sizes {
+				if s >= x {
+					n++
+				}
+			}
+			tail := math.Pow(2/float64(capN+1), 1.25)
+			want := (math.Pow(2/float64(x), 1.25) - tail) / (1 - tail)
+			if got := float64(n) / grid; math.Abs(got-want) > 2.0/grid {
+				t.Errorf("cap %d: P(n ≥ %d) = %v, want %v", capN, x, got, want)
+			}
+		}
+	}
+	var big300, big1000 int
+	for g := 0; g < grid; g++ {
+		u := (float64(g) + 0.5) / grid
+		if datasets.HeavyTailedSize(u, 300) > 79 {
+			big300++
+		}
+		if datasets.HeavyTailedSize(u, 1000) > 300 {
+			big1000++
+		}
+	}
+	if big300 == 0 || big1000 == 0 {
+		t.Errorf("sizes above 79 at cap 300: %d; above 300 at cap 1000: %d; want both > 0", big300, big1000)
 	}
 }
 
@@ -111,7 +162,7 @@ func TestMixtureClients(t *testing.T) {
 	for i, cl := range fed.Clients {
 		z := fed.Labels[i]
 		count[z]++
-		if cl.N < 2 || cl.N > 79 {
+		if cl.N < 2 || cl.N > cfg.MaxSamples {
 			t.Fatalf("client %d has %d points", i, cl.N)
 		}
 		if &cl.Truth[0] != &fed.Truths[z][0] {

@@ -107,9 +107,10 @@ func TestCancelAfterRound(t *testing.T) {
 				t.Errorf("got %d points, want exactly %d", len(got), test.k)
 			}
 			if test.racers != "" {
+				// Rows start at round 0, θ_0 = 0 (issue 11).
 				for i, p := range got {
-					if p.Racer != 0 || p.Round.Index != i+1 {
-						t.Errorf("point %d is racer %d round %d, want racer 0 round %d", i, p.Racer, p.Round.Index, i+1)
+					if p.Racer != 0 || p.Round.Index != i {
+						t.Errorf("point %d is racer %d round %d, want racer 0 round %d", i, p.Racer, p.Round.Index, i)
 					}
 				}
 			}

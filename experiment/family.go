@@ -11,7 +11,12 @@
 // sweeps) plus one line in the registry.
 package experiment
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
 
 // Family is everything one paper brings: its presets, its knobs (typed, with
 // ranges and the live keys that move them), its racers and their syntax, its
@@ -57,7 +62,8 @@ type Family interface {
 // over one knob × trials × racers; its unit of work is one (grid value,
 // trial) evaluation, which returns one number per racer and metric.
 type Sweeper interface {
-	// SweepMetrics are the metrics of a sweep: columns <name>_mean, <name>_std.
+	// SweepMetrics are the metrics of a sweep: columns <name>_mean, <name>_std
+	// (<name> alone for a Single metric).
 	SweepMetrics(sc Scenario) []SweepMetric
 	// SweepLabels are the curves' labels, one per row of Evaluate's result.
 	SweepLabels(sc Scenario) []string
@@ -150,4 +156,42 @@ type Annotation struct {
 	// Skip lists racer spec prefixes the annotation never applies to
 	// (e.g. "fedavg:s=1", which is gradient descent and never stalls).
 	Skip []string
+}
+
+// Summarizer is implemented by families that summarise a finished run from
+// its whole table, one entry per racer (paper 000: the rounds each racer
+// took to come within 5 % of its final error, and the saving against FedAvg
+// s=1). Facts cannot hold this: they are computed before the run.
+type Summarizer interface {
+	Summarize(sc Scenario, t *Table) []RacerSummary
+}
+
+// RacerSummary is one racer's end-of-run summary: named numbers and the
+// sentence the front ends show.
+type RacerSummary struct {
+	Label  string
+	Values []SummaryValue
+	Text   string
+}
+
+// SummaryValue is one named number of a RacerSummary.
+type SummaryValue struct {
+	Name  string // snake_case key, e.g. rounds_to_5pct
+	Value float64
+}
+
+// MarshalJSON writes the summary as one JSON-lines record,
+// {"record":"summary","algorithm":…,<name>:<value>,…,"text":…}, leaving out
+// values that are not finite.
+func (s RacerSummary) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	str := func(v string) string { q, _ := json.Marshal(v); return string(q) }
+	fmt.Fprintf(&b, `{"record":"summary","algorithm":%s`, str(s.Label))
+	for _, v := range s.Values {
+		if n := Number(v.Value); n != "" {
+			fmt.Fprintf(&b, `,%s:%s`, str(v.Name), n)
+		}
+	}
+	fmt.Fprintf(&b, `,"text":%s}`, str(s.Text))
+	return []byte(b.String()), nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Knob is one parameter a person can set with `--set name=value`, or move
@@ -171,3 +172,20 @@ func Decades(mantissas []float64, lo, hi int) []float64 {
 // SetKnob assigns a knob's value on sc (for knobs that wrap another knob's
 // setter with a guard).
 func SetKnob(k Knob, sc *Scenario, v string) error { return k.set(sc, v) }
+
+// Cycle is a Live for a knob with a few named values: one key steps through
+// them in turn (Down and Up are the same key).
+func Cycle(knob, key, name, desc string, choices ...string) Live {
+	return Live{Down: []string{key}, Up: []string{key}, Name: name, Desc: desc + " (" + strings.Join(choices, " → ") + ")",
+		Step: func(sc Scenario, _ bool) (Scenario, error) {
+			cur := sc.Get(knob)
+			next := choices[0]
+			for i, c := range choices {
+				if c == cur {
+					next = choices[(i+1)%len(choices)]
+				}
+			}
+			err := sc.Set(knob, next)
+			return sc, err
+		}}
+}

@@ -41,7 +41,8 @@ func (s SweepSpec) describe() string {
 	return fmt.Sprintf("%d values from %s to %s", len(s.Grid), FormatFloat(s.Grid[0]), FormatFloat(s.Grid[len(s.Grid)-1]))
 }
 
-// SweepMetric is one metric of a sweep: columns <Name>_mean and <Name>_std.
+// SweepMetric is one metric of a sweep: columns <Name>_mean and <Name>_std
+// (or <Name> alone when Single).
 type SweepMetric struct {
 	Name    string  // snake_case stem, e.g. fg_scarce
 	Caption string  // what the chart shows, e.g. "FG of the first data-scarce client"
@@ -50,6 +51,10 @@ type SweepMetric struct {
 	// TableOnly metrics are written as columns but not charted (e.g. the
 	// fraction of diverged trials, the empirical heterogeneity).
 	TableOnly bool
+	// Single metrics are already one statistic of the trials (a median, a
+	// quantile): written as the one column <Name>, holding what Stat returns
+	// as the mean, without a standard deviation.
+	Single bool
 	// Spread names another metric of the same table drawn as a band or a
 	// second line beside this one (e.g. the median of the per-trial FG).
 	Spread string
@@ -407,10 +412,14 @@ func (t *SweepTable) Snapshot() *SweepTable {
 }
 
 // Columns returns the CSV header: algorithm,<knob>,trials, then
-// <metric>_mean,<metric>_std for every metric.
+// <metric>_mean,<metric>_std for every metric (<metric> for a Single one).
 func (t *SweepTable) Columns() []string {
 	cols := []string{"algorithm", t.Knob, "trials"}
 	for _, m := range t.Metrics {
+		if m.Single {
+			cols = append(cols, m.Name)
+			continue
+		}
 		cols = append(cols, m.Name+"_mean", m.Name+"_std")
 	}
 	return cols
@@ -438,9 +447,12 @@ func (t *SweepTable) Write(w io.Writer, f Format) error {
 				continue
 			}
 			stats := make([]float64, 0, 2*len(t.Metrics))
-			for m := range t.Metrics {
+			for m, metric := range t.Metrics {
 				mean, std, _ := t.Stat(i, r, m)
-				stats = append(stats, mean, std)
+				stats = append(stats, mean)
+				if !metric.Single {
+					stats = append(stats, std)
+				}
 			}
 			if f == CSV {
 				row := []string{label, Number(v), strconv.Itoa(t.count[i])}

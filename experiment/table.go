@@ -54,12 +54,13 @@ type Header struct {
 	Rounds                  int
 	Params                  []Param
 	Notes, Warnings         []string
+	Columns                 []Metric // what each metric column holds
 }
 
 // NewHeader describes a run of sc on data with facts f.
 func NewHeader(sc Scenario, f Facts) *Header {
 	return &Header{Preset: sc.Preset, Family: sc.Family.Name(), Summary: f.Summary, Seed: sc.Seed, Rounds: sc.Rounds,
-		Params: f.Params, Notes: f.Notes, Warnings: f.Warnings}
+		Params: f.Params, Notes: f.Notes, Warnings: f.Warnings, Columns: sc.Family.Metrics(sc)}
 }
 
 // MarshalJSON writes the header as {"record":"header",…} with the params as
@@ -80,6 +81,16 @@ func (h *Header) MarshalJSON() ([]byte, error) {
 				v = "null"
 			}
 			fmt.Fprintf(&b, `%s:{"value":%s,"how":%s}`, str(p.Name), v, str(p.How))
+		}
+		b.WriteByte('}')
+	}
+	if len(h.Columns) > 0 {
+		b.WriteString(`,"columns":{`)
+		for i, m := range h.Columns {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `%s:%s`, str(m.Name), str(m.Caption))
 		}
 		b.WriteByte('}')
 	}

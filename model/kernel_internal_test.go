@@ -42,11 +42,13 @@ func TestProxEpochKernelPath(t *testing.T) {
 		u2[c] = u1[c]
 	}
 	ws := &Workspace{dvec: make([]float64, d), nvec: make([]float64, n), kmat: make([]float64, batch*batch)}
-	cached.ProxEpoch(u1, eta, perm, batch, ws)
-	plain.ProxEpoch(u2, eta, perm, batch, ws)
-	for c := range u1 {
-		if math.Abs(u1[c]-u2[c]) > 1e-12*(1+math.Abs(u2[c])) {
-			t.Fatalf("coordinate %d: kernel path %v, inner-product path %v", c, u1[c], u2[c])
+	for _, norm := range []BatchNorm{NormLocal, NormBatch} {
+		cached.ProxEpoch(u1, eta, perm, batch, norm, ws)
+		plain.ProxEpoch(u2, eta, perm, batch, norm, ws)
+		for c := range u1 {
+			if math.Abs(u1[c]-u2[c]) > 1e-12*(1+math.Abs(u2[c])) {
+				t.Fatalf("batch_norm=%v coordinate %d: kernel path %v, inner-product path %v", norm, c, u1[c], u2[c])
+			}
 		}
 	}
 }

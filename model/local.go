@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -41,12 +43,59 @@ func (s *Stats) GDSteps(u []float64, eta float64, steps int, ws *Workspace) {
 	}
 }
 
+// BatchNorm is how a minibatch step weighs its batch (PAPERS.md §1.5,
+// CORRECTED): the factor c in u ← u − η c X_bᵀ(X_b u − y_b). Its zero value
+// is the paper's reading.
+type BatchNorm int
+
+const (
+	// NormLocal is c = 1/n_i: each step descends the batch's share
+	// 1/(2n_i)‖y_b − X_b u‖² of the local loss 1/(2n_i)‖y_i − X_i u‖², so one
+	// pass over the batches sums to one full-batch step (incremental
+	// gradient). It reproduces paper 000's Figs 2–3 and is the default.
+	NormLocal BatchNorm = iota
+	// NormBatch is c = 1/|b|, the per-batch mean 1/(2|b|)‖y_b − X_b u‖²: one
+	// pass is about n_i/B full-batch steps (the convention PAPERS.md §1.5
+	// recommended before its correction; kept as an option).
+	NormBatch
+)
+
+// String names the convention as the batch_norm knob spells it.
+func (n BatchNorm) String() string {
+	if n == NormBatch {
+		return "batch"
+	}
+	return "local"
+}
+
+// ParseBatchNorm reads "local" (1/n_i) or "batch" (1/B).
+func ParseBatchNorm(s string) (BatchNorm, error) {
+	switch s {
+	case "local":
+		return NormLocal, nil
+	case "batch":
+		return NormBatch, nil
+	}
+	return NormLocal, fmt.Errorf("must be local (1/n_i, the batch's share of the local loss) or batch (1/B, the per-batch mean)")
+}
+
+// Scale returns the factor c of a batch of b rows of a client with n rows:
+// 1/n (NormLocal) or 1/b (NormBatch).
+func (n BatchNorm) Scale(clientRows, b int) float64 {
+	if n == NormBatch {
+		return 1 / float64(b)
+	}
+	return 1 / float64(clientRows)
+}
+
 // MinibatchEpoch runs one pass of minibatch gradient steps in place, over the
 // rows in the order of perm split into consecutive batches of size batch (the
 // last one shorter when batch does not divide n_i):
-// u ← u − (η/B) X_bᵀ(X_b u − y_b), the gradient of 1/(2B)‖y_b − X_b u‖²
-// (PAPERS.md §1.5 and §8, E000-2).
-func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, ws *Workspace) {
+// u ← u − η c X_bᵀ(X_b u − y_b), with c = 1/n_i (NormLocal: the gradient of
+// the batch's share of the local loss, so a pass is an incremental-gradient
+// version of one full step) or c = 1/|b| (NormBatch: the per-batch mean)
+// (PAPERS.md §1.5 CORRECTED and §8, E000-2).
+func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, norm BatchNorm, ws *Workspace) {
 	uv := vec(u)
 	r := ws.nvec
 	for lo := 0; lo < len(perm); lo += batch {
@@ -54,7 +103,7 @@ func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, 
 		for j, row := range idx {
 			r[j] = blas64.Dot(vec(s.Row(row)), uv) - s.Y[row]
 		}
-		f := -eta / float64(len(idx))
+		f := -eta * norm.Scale(s.N, len(idx))
 		for j, row := range idx {
 			blas64.Axpy(f*r[j], vec(s.Row(row)), uv)
 		}
@@ -62,19 +111,21 @@ func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, 
 }
 
 // ProxEpoch runs one pass of incremental proximal steps in place, one per
-// batch, each centred at the current local iterate (PAPERS.md §1.5 and §8):
-// u ← (I + (η/B) X_bᵀX_b)⁻¹ (u + (η/B) X_bᵀ y_b)
+// batch, each centred at the current local iterate (PAPERS.md §1.5 and §8),
+// with the batch weight c of norm (1/n_i by default, 1/|b| with NormBatch):
+// u ← argmin_v (c/2)‖y_b − X_b v‖² + ‖v − u‖²/(2η)
 //
-//	= u − (η/B) X_bᵀ (I_B + (η/B) X_b X_bᵀ)⁻¹ (X_b u − y_b),
+//	= (I + η c X_bᵀX_b)⁻¹ (u + η c X_bᵀ y_b)
+//	= u − η c X_bᵀ (I_B + η c X_b X_bᵀ)⁻¹ (X_b u − y_b),
 //
-// the second (Woodbury) form needing only a B×B Cholesky factorisation.
-func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, ws *Workspace) {
+// the last (Woodbury) form needing only a B×B Cholesky factorisation.
+func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, norm BatchNorm, ws *Workspace) {
 	uv := vec(u)
 	kern := s.Kernel() // X Xᵀ once per client, when it fits; else inner products per batch
 	for lo := 0; lo < len(perm); lo += batch {
 		idx := perm[lo:min(lo+batch, len(perm))]
 		b := len(idx)
-		c := eta / float64(b)
+		c := eta * norm.Scale(s.N, b)
 		k := ws.kmat[:b*b]
 		r := ws.nvec[:b]
 		for j, rj := range idx {

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -97,7 +98,9 @@ func TestGDSteps(t *testing.T) {
 
 // TestMinibatchEpoch checks one epoch against a hand-written loop over
 // consecutive batches of the permutation, the last one shorter when B does
-// not divide n: u ← u − (η/b) X_bᵀ(X_b u − y_b) (PAPERS.md §1.5).
+// not divide n: u ← u − η c X_bᵀ(X_b u − y_b) with c = 1/n (the batch's share
+// of the local loss, the default) or c = 1/b (the per-batch mean)
+// (PAPERS.md §1.5 CORRECTED).
 func TestMinibatchEpoch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for i, test := range []struct {
@@ -115,21 +118,62 @@ func TestMinibatchEpoch(t *testing.T) {
 		perm := permutation(rng, test.n)
 		theta := randVec(rng, test.d, 1)
 
-		want := append([]float64(nil), theta...)
-		for lo := 0; lo < test.n; lo += test.batch {
-			hi := min(lo+test.batch, test.n)
-			step := make([]float64, test.d)
-			for _, r := range perm[lo:hi] {
-				x := c.X[r*test.d : (r+1)*test.d]
-				floats.AddScaled(step, floats.Dot(x, want)-c.Y[r], x)
+		for _, norm := range []model.BatchNorm{model.NormLocal, model.NormBatch} {
+			want := append([]float64(nil), theta...)
+			for lo := 0; lo < test.n; lo += test.batch {
+				hi := min(lo+test.batch, test.n)
+				step := make([]float64, test.d)
+				for _, r := range perm[lo:hi] {
+					x := c.X[r*test.d : (r+1)*test.d]
+					floats.AddScaled(step, floats.Dot(x, want)-c.Y[r], x)
+				}
+				weight := 1 / float64(test.n)
+				if norm == model.NormBatch {
+					weight = 1 / float64(hi-lo)
+				}
+				floats.AddScaled(want, -test.eta*weight, step)
 			}
-			floats.AddScaled(want, -test.eta/float64(hi-lo), step)
-		}
 
-		got := append([]float64(nil), theta...)
-		p.Clients[0].MinibatchEpoch(got, test.eta, perm, test.batch, model.NewWorkspace(p, test.batch))
-		if !floats.EqualApprox(got, want, 1e-12) {
-			t.Errorf("case %d: MinibatchEpoch = %v, want %v", i, got, want)
+			got := append([]float64(nil), theta...)
+			p.Clients[0].MinibatchEpoch(got, test.eta, perm, test.batch, norm, model.NewWorkspace(p, test.batch))
+			if !floats.EqualApprox(got, want, 1e-12) {
+				t.Errorf("case %d batch_norm=%v: MinibatchEpoch = %v, want %v", i, norm, got, want)
+			}
+		}
+	}
+}
+
+// TestMinibatchEpochByHand runs one epoch on a quadratic small enough to
+// work out on paper: d = 2, n = 4 rows x = (1,0), (0,1), (1,1), (2,−1) with
+// y = 1, 2, 0, 3, batches {1, 2} then {3, 4}, η = 1/2, from u = 0.
+//
+// With c = 1/n (η c = 1/8) this is the incremental-gradient pass of the
+// local loss l = Σ_b l_b, l_b(u) = 1/(2n)‖y_b − X_b u‖²:
+//
+//	batch 1: residuals Xu − y = (−1, −2), Σ r x = (−1, −2), u = (1/8, 2/8);
+//	batch 2: residuals (3/8, −3),  Σ r x = (−45/8, 27/8), u = (53/64, −11/64).
+//
+// With c = 1/B (η c = 1/4):
+//
+//	batch 1: u = (1/4, 1/2);
+//	batch 2: residuals (3/4, −3), Σ r x = (−21/4, 15/4), u = (25/16, −7/16).
+func TestMinibatchEpochByHand(t *testing.T) {
+	x := []float64{1, 0, 0, 1, 1, 1, 2, -1}
+	y := []float64{1, 2, 0, 3}
+	fed := &datasets.Federation{Dim: 2, Truth: []float64{0, 0},
+		Clients: []datasets.Client{{N: 4, X: x, Y: y, Truth: []float64{0, 0}}}}
+	p := model.NewProblem(fed)
+	for _, test := range []struct {
+		norm model.BatchNorm
+		want []float64
+	}{
+		{norm: model.NormLocal, want: []float64{53.0 / 64, -11.0 / 64}},
+		{norm: model.NormBatch, want: []float64{25.0 / 16, -7.0 / 16}},
+	} {
+		u := []float64{0, 0}
+		p.Clients[0].MinibatchEpoch(u, 0.5, []int{0, 1, 2, 3}, 2, test.norm, model.NewWorkspace(p, 2))
+		if !floats.EqualApprox(u, test.want, 1e-15) {
+			t.Errorf("batch_norm=%v: one epoch gives %v, want %v", test.norm, u, test.want)
 		}
 	}
 }
@@ -171,10 +215,12 @@ func TestProxFactor(t *testing.T) {
 }
 
 // TestProxEpoch checks the incremental minibatch proximal pass of
-// PAPERS.md §1.5/§8: every single-batch step satisfies the optimality
-// condition of its batch loss 1/(2b)‖y_b − X_b u‖² centred at the previous
-// iterate, and a whole epoch equals the chain of LU solves
-// u ← (I + (η/b) X_bᵀX_b)⁻¹ (u + (η/b) X_bᵀy_b) over consecutive batches.
+// PAPERS.md §1.5/§8 under both batch weights c (1/n, the default, and 1/b):
+// every single-batch step satisfies the optimality condition
+// c X_bᵀ(X_b u − y_b) + (u − u_prev)/η = 0 of its batch loss
+// (c/2)‖y_b − X_b u‖² centred at the previous iterate, and a whole epoch
+// equals the chain of LU solves u ← (I + η c X_bᵀX_b)⁻¹ (u + η c X_bᵀy_b)
+// over consecutive batches.
 func TestProxEpoch(t *testing.T) {
 	const tol = 1e-10
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -196,25 +242,35 @@ func TestProxEpoch(t *testing.T) {
 		perm := permutation(rng, test.n)
 		theta := randVec(rng, test.d, 2)
 
-		// Step by step, one batch per call.
-		u := append([]float64(nil), theta...)
-		want := append([]float64(nil), theta...)
-		for lo := 0; lo < test.n; lo += test.batch {
-			idx := perm[lo:min(lo+test.batch, test.n)]
-			prev := append([]float64(nil), u...)
-			s.ProxEpoch(u, test.eta, idx, test.batch, ws)
-			xb, yb := rows(c, test.d, idx)
-			if r := proxResidual(xb, yb, u, prev, test.eta); !zeroWithin(r, tol) {
-				t.Errorf("case %d batch at %d: optimality residual %v", i, lo, r)
+		for _, norm := range []model.BatchNorm{model.NormLocal, model.NormBatch} {
+			// Step by step, one batch per call.
+			u := append([]float64(nil), theta...)
+			want := append([]float64(nil), theta...)
+			for lo := 0; lo < test.n; lo += test.batch {
+				idx := perm[lo:min(lo+test.batch, test.n)]
+				// (c/2)‖y_b − X_b u‖² with c = 1/n is 1/(2b)‖·‖² with the
+				// rows scaled by √(b/n): the helpers' 1/(2b) loss applies.
+				scale := 1.0
+				if norm == model.NormLocal {
+					scale = math.Sqrt(float64(len(idx)) / float64(test.n))
+				}
+				prev := append([]float64(nil), u...)
+				s.ProxEpoch(u, test.eta, idx, test.batch, norm, ws)
+				xb, yb := rows(c, test.d, idx)
+				xb.Scale(scale, xb)
+				yb.ScaleVec(scale, yb)
+				if r := proxResidual(xb, yb, u, prev, test.eta); !zeroWithin(r, tol) {
+					t.Errorf("case %d batch_norm=%v batch at %d: optimality residual %v", i, norm, lo, r)
+				}
+				want = proxSolve(xb, yb, want, test.eta)
 			}
-			want = proxSolve(xb, yb, want, test.eta)
-		}
 
-		// The whole epoch in one call.
-		got := append([]float64(nil), theta...)
-		s.ProxEpoch(got, test.eta, perm, test.batch, ws)
-		if !floats.EqualApprox(got, want, tol) {
-			t.Errorf("case %d: ProxEpoch = %v, want %v", i, got, want)
+			// The whole epoch in one call.
+			got := append([]float64(nil), theta...)
+			s.ProxEpoch(got, test.eta, perm, test.batch, norm, ws)
+			if !floats.EqualApprox(got, want, tol) {
+				t.Errorf("case %d batch_norm=%v: ProxEpoch = %v, want %v", i, norm, got, want)
+			}
 		}
 	}
 }
@@ -256,11 +312,11 @@ func TestLocalStepAllocs(t *testing.T) {
 	}{
 		{name: "GDSteps gram", step: func(ws *model.Workspace) { f.gram.GDSteps(f.u, eta, 3, ws) }},
 		{name: "GDSteps raw", step: func(ws *model.Workspace) { f.raw.GDSteps(f.u, eta, 3, ws) }},
-		{name: "MinibatchEpoch", batch: 20, step: func(ws *model.Workspace) { f.gram.MinibatchEpoch(f.u, eta, f.perm, 20, ws) }},
+		{name: "MinibatchEpoch", batch: 20, step: func(ws *model.Workspace) { f.gram.MinibatchEpoch(f.u, eta, f.perm, 20, model.NormLocal, ws) }},
 		{name: "ProxFactor.Apply gram", step: func(ws *model.Workspace) { f.fGram.Apply(f.u, ws) }},
 		{name: "ProxFactor.Apply woodbury", step: func(ws *model.Workspace) { f.fWB.Apply(f.u, ws) }},
-		{name: "ProxEpoch", batch: 20, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, 20, ws) }},
-		{name: "ProxEpoch large batch", batch: 400, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, 400, ws) }},
+		{name: "ProxEpoch", batch: 20, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, 20, model.NormLocal, ws) }},
+		{name: "ProxEpoch large batch", batch: 400, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, 400, model.NormLocal, ws) }},
 	} {
 		ws := model.NewWorkspace(f.p, test.batch)
 		if a := testing.AllocsPerRun(20, func() { test.step(ws) }); a != 0 {
@@ -284,10 +340,10 @@ func BenchmarkLocalStep(b *testing.B) {
 	}{
 		{name: "GDSteps/gram", step: func(ws *model.Workspace) { f.gram.GDSteps(f.u, eta, 1, ws) }},
 		{name: "GDSteps/raw", step: func(ws *model.Workspace) { f.raw.GDSteps(f.u, eta, 1, ws) }},
-		{name: fmt.Sprintf("MinibatchEpoch/B=%d", batch), batch: batch, step: func(ws *model.Workspace) { f.gram.MinibatchEpoch(f.u, eta, f.perm, batch, ws) }},
+		{name: fmt.Sprintf("MinibatchEpoch/B=%d", batch), batch: batch, step: func(ws *model.Workspace) { f.gram.MinibatchEpoch(f.u, eta, f.perm, batch, model.NormLocal, ws) }},
 		{name: "ProxFactor.Apply/gram", step: func(ws *model.Workspace) { f.fGram.Apply(f.u, ws) }},
 		{name: "ProxFactor.Apply/woodbury", step: func(ws *model.Workspace) { f.fWB.Apply(f.u, ws) }},
-		{name: fmt.Sprintf("ProxEpoch/B=%d", batch), batch: batch, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, batch, ws) }},
+		{name: fmt.Sprintf("ProxEpoch/B=%d", batch), batch: batch, step: func(ws *model.Workspace) { f.gram.ProxEpoch(f.u, eta, f.perm, batch, model.NormLocal, ws) }},
 	} {
 		b.Run(bench.name, func(b *testing.B) {
 			ws := model.NewWorkspace(f.p, bench.batch)

@@ -7,6 +7,7 @@ import (
 	"github.com/fedscope/fedscope/datasets"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Mixture is a mixed-regression federation prepared for the two-phase
@@ -23,6 +24,13 @@ type Mixture struct {
 
 	curvOnce sync.Once
 	curv     float64
+
+	// The clients' Hessian spectra (for Phase2AtTruth), computed once, and
+	// its results per local update.
+	specOnce sync.Once
+	spec     []clientSpectrum
+	truthMu  sync.Mutex
+	truth    map[phase2Key]Phase2Truth
 }
 
 // NewMixture computes the per-client statistics of the Phase-2 clients.
@@ -123,4 +131,207 @@ func (m *Mixture) Score(centres []float64, assign []int) ClusterScore {
 	}
 	sc.ClientError = ce
 	return sc
+}
+
+// TruthMisclustered returns the fraction of the Phase-2 clients, and of
+// their data (weights n_i/N), that pick a wrong cluster when every client
+// chooses by the smallest residual at the true models θ* (PAPERS.md §5.4
+// step 2). It estimates the misclustering floor of Thm 2,
+// ν₁ = (1/N) Σ_i n_i p_e(n_i), p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²): no run of
+// Phase 2 is expected to misclassify fewer. Ties count as correct only when
+// the true cluster is the lowest index among them, as in Phase 2.
+func (m *Mixture) TruthMisclustered() (clients, data float64) {
+	wrong := make([]bool, len(m.Clients))
+	parallel.For(len(m.Clients), func(i int) {
+		z, best := 0, math.Inf(1)
+		for j, t := range m.Fed.Truths {
+			if r := m.Clients[i].ResidualSq(t); r < best {
+				z, best = j, r
+			}
+		}
+		wrong[i] = z != m.Fed.Labels[i]
+	})
+	for i, w := range wrong {
+		if w {
+			clients++
+			data += m.Weights[i]
+		}
+	}
+	return clients / float64(len(wrong)), data
+}
+
+// Phase2Truth is Phase 2 with the clients' labels held at the truth
+// (PAPERS.md §5.4, Lemma 1 with Λ_{j,t} fixed): cluster j's model follows the
+// affine map θ_j ← (I − H_j) θ_j + c_j with
+//
+//	H_j = Σ_{i: z_i = j} (n_i/N) (I − L_i),  c_j = Σ_{i: z_i = j} (n_i/N) b_i,
+//
+// where client i's local update is u = L_i θ + b_i: L_i = A_i^s,
+// b_i = Σ_{τ<s} A_i^τ (η/n_i) X_iᵀy_i, A_i = I − (η/n_i) X_iᵀX_i (FedAvg), or
+// L_i = B_i, b_i = B_i (η/n_i) X_iᵀy_i, B_i = (I + (η/n_i) X_iᵀX_i)⁻¹ (FedProx).
+// It is what the clustered iteration converges to once the assignments
+// settle, and how fast.
+type Phase2Truth struct {
+	// Rate is the contraction per round of the slowest cluster,
+	// max_j ρ(I − H_j) (1 when a cluster has no client or no curvature
+	// along some direction; above 1 when η is unstable).
+	Rate float64
+	// Floor is d(θ^∞, θ*) of the fixed point θ^∞_j = H_j⁻¹ c_j: the distance
+	// Phase 2 approaches without misclustering; NaN when some H_j is
+	// singular.
+	Floor float64
+}
+
+type phase2Key struct {
+	eta  float64
+	s    int
+	prox bool
+}
+
+// clientSpectrum is X_iᵀX_i/n_i = V diag(λ) Vᵀ and Vᵀ(X_iᵀy_i/n_i).
+type clientSpectrum struct {
+	vals []float64
+	vecs *mat.Dense
+	xty  []float64 // in the eigenbasis
+}
+
+// maxTruthWork bounds the work of Phase2AtTruth (M·d³ flops): beyond it the
+// analysis is skipped rather than stall the views.
+const maxTruthWork = 2e9
+
+// Phase2AtTruth analyses Phase 2 with the labels held at the truth for the
+// local update (η, s FedAvg steps, or FedProx with prox). Scoring only: no
+// algorithm may use the true labels to fit. It is computed once per local
+// update and shared; ok is false when the federation is too large to
+// decompose every client's Hessian (M·d³ above 2·10⁹).
+func (m *Mixture) Phase2AtTruth(eta float64, s int, prox bool) (Phase2Truth, bool) {
+	d := float64(m.Dim)
+	if float64(len(m.Clients))*d*d*d > maxTruthWork {
+		return Phase2Truth{Rate: math.NaN(), Floor: math.NaN()}, false
+	}
+	if prox {
+		s = 0
+	}
+	key := phase2Key{eta, s, prox}
+	m.truthMu.Lock()
+	defer m.truthMu.Unlock()
+	if r, ok := m.truth[key]; ok {
+		return r, true
+	}
+	m.specOnce.Do(m.spectra)
+	r := m.phase2AtTruth(eta, s, prox)
+	if m.truth == nil || len(m.truth) >= 8 {
+		m.truth = map[phase2Key]Phase2Truth{}
+	}
+	m.truth[key] = r
+	return r, true
+}
+
+// spectra decomposes every Phase-2 client's X_iᵀX_i/n_i.
+func (m *Mixture) spectra() {
+	d := m.Dim
+	m.spec = make([]clientSpectrum, len(m.Clients))
+	parallel.For(len(m.Clients), func(i int) {
+		s := &m.Clients[i]
+		x := mat.NewDense(s.N, d, s.X)
+		var g mat.SymDense
+		g.SymOuterK(1/float64(s.N), x.T())
+		var eig mat.EigenSym
+		if !eig.Factorize(&g, true) {
+			panic("model: Phase2AtTruth: eigendecomposition failed")
+		}
+		var v mat.Dense
+		eig.VectorsTo(&v)
+		xty := make([]float64, d)
+		for j := 0; j < s.N; j++ {
+			row := s.X[j*d : (j+1)*d]
+			for a, xa := range row {
+				xty[a] += xa * s.Y[j] / float64(s.N)
+			}
+		}
+		proj := make([]float64, d)
+		mat.NewVecDense(d, proj).MulVec(v.T(), mat.NewVecDense(d, xty))
+		m.spec[i] = clientSpectrum{vals: eig.Values(nil), vecs: &v, xty: proj}
+	})
+}
+
+func (m *Mixture) phase2AtTruth(eta float64, s int, prox bool) Phase2Truth {
+	d, k := m.Dim, m.K
+	hs := make([]*mat.SymDense, k)
+	cs := make([]*mat.VecDense, k)
+	for j := range hs {
+		hs[j] = mat.NewSymDense(d, nil)
+		cs[j] = mat.NewVecDense(d, nil)
+	}
+	// Per eigenvalue λ of X_iᵀX_i/n_i: the contraction 1 − g(λ) that
+	// I − L_i applies and the factor f(λ) b_i applies to X_iᵀy_i/n_i.
+	//   FedAvg:  g = (1 − ηλ)^s,  f = η Σ_{τ<s} (1 − ηλ)^τ = (1 − g)/λ;
+	//   FedProx: g = 1/(1 + ηλ),  f = η/(1 + ηλ).
+	shrink := make([]float64, d)
+	scaled := make([]float64, d)
+	for i, sp := range m.spec {
+		j := m.Fed.Labels[i]
+		w := m.Weights[i]
+		for a, lam := range sp.vals {
+			lam = math.Max(lam, 0)
+			var g, f float64
+			switch {
+			case prox:
+				g, f = 1/(1+eta*lam), eta/(1+eta*lam)
+			case eta*lam < 1e-12:
+				g, f = math.Pow(1-eta*lam, float64(s)), eta*float64(s)
+			default:
+				g = math.Pow(1-eta*lam, float64(s))
+				f = (1 - g) / lam
+			}
+			shrink[a] = w * (1 - g)
+			scaled[a] = w * f * sp.xty[a]
+		}
+		// H_j += V diag(shrink) Vᵀ, c_j += V (scaled).
+		for a := 0; a < d; a++ {
+			for b := a; b < d; b++ {
+				var sum float64
+				for e := 0; e < d; e++ {
+					sum += sp.vecs.At(a, e) * shrink[e] * sp.vecs.At(b, e)
+				}
+				hs[j].SetSym(a, b, hs[j].At(a, b)+sum)
+			}
+			var sum float64
+			for e := 0; e < d; e++ {
+				sum += sp.vecs.At(a, e) * scaled[e]
+			}
+			cs[j].SetVec(a, cs[j].AtVec(a)+sum)
+		}
+	}
+	out := Phase2Truth{}
+	limits := make([][]float64, k)
+	for j := range hs {
+		var eig mat.EigenSym
+		if !eig.Factorize(hs[j], true) {
+			return Phase2Truth{Rate: math.NaN(), Floor: math.NaN()}
+		}
+		vals := eig.Values(nil)
+		for _, mu := range vals {
+			out.Rate = math.Max(out.Rate, math.Abs(1-mu))
+		}
+		if vals[0] <= 1e-12*math.Max(1, vals[d-1]) {
+			out.Floor = math.NaN()
+			continue
+		}
+		var v mat.Dense
+		eig.VectorsTo(&v)
+		// θ^∞_j = V diag(1/μ) Vᵀ c_j.
+		var proj mat.VecDense
+		proj.MulVec(v.T(), cs[j])
+		for a := 0; a < d; a++ {
+			proj.SetVec(a, proj.AtVec(a)/vals[a])
+		}
+		var th mat.VecDense
+		th.MulVec(&v, &proj)
+		limits[j] = th.RawVector().Data
+	}
+	if !math.IsNaN(out.Floor) {
+		out.Floor, _ = ClusterDistance(limits, m.Fed.Truths)
+	}
+	return out
 }

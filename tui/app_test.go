@@ -117,8 +117,8 @@ func TestFullRun(t *testing.T) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}
 	}
-	if got := h.race().table.Len(); got != 4*150 {
-		t.Errorf("the table has %d rows, want 600", got)
+	if got := h.race().table.Len(); got != 4*151 {
+		t.Errorf("the table has %d rows, want 604 (rounds 0..150)", got)
 	}
 	h.key("tab")
 	if !strings.Contains(h.screen(), "estimation error") || !strings.Contains(h.screen(), "pooled least squares") {
@@ -299,11 +299,11 @@ func TestExportWritesNewFilesWithASidecar(t *testing.T) {
 		_, cmd := h.m.Update(keyMsg("e"))
 		msg := cmd().(exportedMsg)
 		h.m.Update(msg)
-		if msg.err != nil || msg.path != want || msg.rows != 600 || msg.partial {
-			t.Fatalf("export %d: %+v, want %s with 600 rows, complete", i, msg, want)
+		if msg.err != nil || msg.path != want || msg.rows != 604 || msg.partial {
+			t.Fatalf("export %d: %+v, want %s with 604 rows, complete", i, msg, want)
 		}
 		data, err := os.ReadFile(want)
-		if err != nil || !strings.HasPrefix(string(data), "algorithm,round,grad_norm,est_error") || strings.Count(string(data), "\n") != 601 {
+		if err != nil || !strings.HasPrefix(string(data), "algorithm,round,grad_norm,est_error") || strings.Count(string(data), "\n") != 605 {
 			t.Fatalf("export %d: %v\n%.200s", i, err, data)
 		}
 		side, err := os.ReadFile(strings.TrimSuffix(want, ".csv") + ".json")
@@ -312,7 +312,7 @@ func TestExportWritesNewFilesWithASidecar(t *testing.T) {
 			t.Fatalf("sidecar %d: %v\n%s", i, err, side)
 		}
 	}
-	if !strings.Contains(h.screen(), "exported 600 rows to "+base+"-2.csv") {
+	if !strings.Contains(h.screen(), "exported 604 rows to "+base+"-2.csv") {
 		t.Errorf("no export notice:\n%s", h.screen())
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 )
 
-// TestGoldenParadox draws the paradox at a fixed round — 60 of 150 revealed
+// TestGoldenParadox draws the paradox at a fixed round — rounds 0 to 59 revealed
 // at 10 rounds/s after 6 s, the real computation — at 80×24, 100×30 and
 // 160×48, and compares with testdata/*.golden (regenerate with -update).
 func TestGoldenParadox(t *testing.T) {
@@ -19,8 +19,8 @@ func TestGoldenParadox(t *testing.T) {
 			for i := 0; i < 60; i++ {
 				h.tick(100 * time.Millisecond)
 			}
-			if r := h.race(); r.revealed != 60 {
-				t.Fatalf("%d rounds revealed, want 60", r.revealed)
+			if r := h.race(); r.revealed != 60 { // rounds 0..59
+				t.Fatalf("%d rows revealed, want 60", r.revealed)
 			}
 			golden.RequireEqual(t, []byte(h.screen()))
 		})

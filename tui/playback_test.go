@@ -18,8 +18,9 @@ import (
 func TestPlaybackRevealsAtThePace(t *testing.T) {
 	h := newHarness(t, small(t), WithPace(10)).start()
 	r := h.race()
-	if r.available() != 150 || r.revealed != 0 {
-		t.Fatalf("after computing: %d available, %d revealed; want 150 and 0", r.available(), r.revealed)
+	// Rows are rounds 0..150: 151 positions (issue 11: rows start at θ_0).
+	if r.available() != 151 || r.revealed != 0 {
+		t.Fatalf("after computing: %d available, %d revealed; want 151 and 0", r.available(), r.revealed)
 	}
 	h.tick(time.Second)
 	if r.revealed != 10 {
@@ -48,7 +49,7 @@ func TestPlaybackRevealsAtThePace(t *testing.T) {
 		h.key(">")
 	}
 	h.tick(frameInterval)
-	if r.revealed != 150 || !strings.Contains(h.screen(), "round 150/150") || !strings.Contains(h.screen(), "max rounds/s") {
+	if r.revealed != 151 || !strings.Contains(h.screen(), "round 150/150") || !strings.Contains(h.screen(), "max rounds/s") {
 		t.Fatalf("at max pace: revealed %d, status %q", r.revealed, statusOf(h.screen()))
 	}
 }
@@ -84,8 +85,9 @@ func TestDefaultPaceDrawsThePresetIn9s(t *testing.T) {
 	for i := 0; i < 90; i++ {
 		h.tick(100 * time.Millisecond)
 	}
-	if r := h.race(); r.revealed != 150 {
-		t.Errorf("after 9 s, %d of 150 rounds revealed", r.revealed)
+	// 150 rounds in 9 s, then round 150 itself (rows start at round 0).
+	if r := h.race(); r.revealed != 150 || !strings.Contains(h.screen(), "round 149/150") {
+		t.Errorf("after 9 s, %d of 151 rows revealed", r.revealed)
 	}
 }
 
@@ -117,24 +119,25 @@ func TestCursorReadout(t *testing.T) {
 	h := newHarness(t, sc, WithPace(maxPace)).start()
 	h.tick(frameInterval)
 	r := h.race()
-	check := func(round int) {
+	// Positions 1..151 show rounds 0..150, the rows of the table in order.
+	check := func(pos int) {
 		t.Helper()
-		if got := r.cursorRound(); got != round {
-			t.Fatalf("cursor at %d, want %d", got, round)
+		if got := r.cursorRound(); got != pos {
+			t.Fatalf("cursor at %d, want %d", got, pos)
 		}
 		screen := h.screen()
 		for i, label := range table.Labels {
-			rd := table.Rounds[i][round-1]
+			rd := table.Rounds[i][pos-1]
 			want := label + "  ‖∇ℓ‖ " + formatValue(rd.Values[0]) + "  ‖θ−θ*‖ " + formatValue(rd.Values[1])
 			if !strings.Contains(screen, want) {
-				t.Errorf("round %d: the readout lacks %q\n%s", round, want, screen)
+				t.Errorf("position %d: the readout lacks %q\n%s", pos, want, screen)
 			}
 		}
 	}
-	check(150)
+	check(151)
 	h.key("left")
 	h.key("left")
-	check(148)
+	check(149)
 	if !strings.Contains(statusOf(h.screen()), "cursor 148") {
 		t.Errorf("the status does not name the cursor: %q", statusOf(h.screen()))
 	}
@@ -147,7 +150,7 @@ func TestCursorReadout(t *testing.T) {
 	}
 	check(75)
 	h.key("end")
-	check(150)
+	check(151)
 	if r.cursor != 0 {
 		t.Errorf("at the newest round the cursor should follow the run, got %d", r.cursor)
 	}
@@ -221,13 +224,13 @@ func TestZoomSpreadsThePlateaus(t *testing.T) {
 		_, g := drawChart(spec)
 		out := map[int]int{}
 		for i := 1; i < len(curves); i++ {
-			out[i] = g.rowOf(math.Log10(curves[i].values[149]))
+			out[i] = g.rowOf(math.Log10(curves[i].values[150]))
 		}
 		return out
 	}
 	before := rows()
 	h.key("z")
-	if !strings.Contains(h.screen(), "zoom: rounds 76–150") {
+	if !strings.Contains(h.screen(), "zoom: rounds 75–150") {
 		t.Fatalf("the caption does not say the zoom:\n%s", h.screen())
 	}
 	after := rows()
@@ -321,7 +324,7 @@ func TestStatusCountsTheSlowestRacer(t *testing.T) {
 	// Feed the race by hand: racer 3 lags at round 45 while the others are
 	// at 150.
 	h.exec(h.m.Init())
-	r.table = experiment.NewTable(sc)
+	r.table, r.first = experiment.NewTable(sc), 1
 	r.finished = make([]bool, len(r.specs))
 	r.revealed = 0
 	for i := range r.specs {

@@ -58,6 +58,12 @@ type race struct {
 	fatal    string
 	progress experiment.Progress
 	finished []bool // racer i stopped (all rounds run, or diverged)
+	// warnings are the rounds' warnings, in arrival order, each once.
+	warnings []string
+	// first is the round of the first row (0 when the family reports θ_0,
+	// else 1): the view counts rows as positions 1, 2, …, which show rounds
+	// first, first+1, ….
+	first int
 
 	pace     float64 // rounds per second revealed (maxPace: all at once)
 	revealed int     // rounds revealed to the view
@@ -95,9 +101,16 @@ func (r *race) reset() {
 	r.state, r.failures, r.fatal = statePreparing, nil, ""
 	r.progress = experiment.Progress{}
 	r.finished = make([]bool, len(r.specs))
-	r.revealed, r.frac, r.cursor = 0, 0, 0
+	r.revealed, r.frac, r.cursor, r.first = 0, 0, 0, 1
+	r.warnings = nil
 	r.version++
 }
+
+// roundAt is the round shown at position pos.
+func (r *race) roundAt(pos int) int { return r.first + pos - 1 }
+
+// positions is how many rounds a full run shows.
+func (r *race) positions() int { return r.sc.Rounds - r.first + 1 }
 
 // start cancels the running computation and starts the scenario afresh.
 func (r *race) start() tea.Cmd {
@@ -160,6 +173,12 @@ func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		r.arrived()
 		for _, p := range msg.points {
+			if p.Round.Index == 0 {
+				r.first = 0
+			}
+			if w := p.Round.Warning; w != "" {
+				r.warn(fmt.Sprintf("%s, round %d: %s", r.table.Labels[p.Racer], p.Round.Index, w))
+			}
 			r.table.Add(p)
 		}
 		r.state = stateRunning
@@ -202,6 +221,31 @@ func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 		return r.tick(), true
 	}
 	return nil, false
+}
+
+// warn records a warning once.
+func (r *race) warn(w string) {
+	for _, x := range r.warnings {
+		if x == w {
+			return
+		}
+	}
+	r.warnings = append(r.warnings, w)
+	r.version++
+}
+
+// summary is the family's end-of-run summary (experiment.Summarizer), once
+// the race is done and fully revealed.
+func (r *race) summary() []string {
+	s, ok := r.sc.Family.(experiment.Summarizer)
+	if !ok || r.state != stateDone || r.revealed < r.available() {
+		return nil
+	}
+	var out []string
+	for _, x := range s.Summarize(r.sc, r.table) {
+		out = append(out, x.Text)
+	}
+	return out
 }
 
 // available is the last round every racer still running has computed (the
@@ -348,6 +392,11 @@ func (r *race) raceActions(restart func(experiment.Scenario) tea.Cmd) []action {
 			continue
 		}
 		live := *k.Live
+		if slicesEqual(live.Down, live.Up) { // one key cycles the values
+			out = append(out, action{keys: live.Down, help: live.Desc, hint: live.Name, group: "parameters",
+				run: func() tea.Cmd { return r.stepKnob(live, true, restart) }})
+			continue
+		}
 		label := live.Down[0] + " " + live.Up[0]
 		out = append(out,
 			action{keys: live.Down, label: label, help: live.Desc + " down / up", hint: live.Name, group: "parameters",
@@ -425,27 +474,26 @@ func (r *race) export() tea.Cmd {
 // metricIndex returns the column of a metric in the race's table.
 func (r *race) metricIndex(name string) int { return experiment.MetricIndex(r.table.Metrics, name) }
 
-// values returns racer i's metric m over the revealed rounds (NaN where it
-// has none).
+// values returns racer i's metric m at the revealed positions (NaN where
+// it has none).
 func (r *race) values(i, m int) []float64 {
 	out := make([]float64, r.revealed)
+	rs := r.table.Rounds[i]
 	for k := range out {
 		out[k] = math.NaN()
-	}
-	for k := range r.table.Rounds[i] {
-		rd := &r.table.Rounds[i][k]
-		if rd.Index >= 1 && rd.Index <= r.revealed {
-			out[rd.Index-1] = rd.Value(m)
+		if k < len(rs) {
+			out[k] = rs[k].Value(m)
 		}
 	}
 	return out
 }
 
-// valueAt returns racer i's metric m at round t, and whether it has one.
-func (r *race) valueAt(i, m, t int) (float64, bool) {
+// valueAt returns racer i's metric m at position pos, and whether it has
+// one.
+func (r *race) valueAt(i, m, pos int) (float64, bool) {
 	rs := r.table.Rounds[i]
-	if t >= 1 && t <= len(rs) && rs[t-1].Index == t {
-		v := rs[t-1].Value(m)
+	if pos >= 1 && pos <= len(rs) {
+		v := rs[pos-1].Value(m)
 		return v, !math.IsNaN(v)
 	}
 	return math.NaN(), false
@@ -473,10 +521,12 @@ func (r *race) statusLine(w int) string {
 			}
 		}
 		parts = append(parts, s)
+	case r.revealed == 0:
+		parts = append(parts, fmt.Sprintf("round –/%d", r.sc.Rounds))
 	default:
-		parts = append(parts, fmt.Sprintf("round %d/%d", r.revealed, r.sc.Rounds))
+		parts = append(parts, fmt.Sprintf("round %d/%d", r.roundAt(r.revealed), r.sc.Rounds))
 		if r.cursor > 0 {
-			parts = append(parts, fmt.Sprintf("cursor %d", r.cursor))
+			parts = append(parts, fmt.Sprintf("cursor %d", r.roundAt(r.cursor)))
 		}
 	}
 	parts = append(parts, paceName(r.pace)+" rounds/s")
@@ -521,11 +571,14 @@ func (r *race) messageLines(w int, acts []action) []string {
 		}
 		msgs = append(msgs, st.errorLine.Render("also diverged: "+strings.Join(also, ", ")))
 	}
-	for _, warn := range r.facts.Warnings {
-		msgs = append(msgs, st.notice.Render("note: "+warn))
-	}
 	if r.c.notice != "" {
 		msgs = append(msgs, st.notice.Render(r.c.notice))
+	}
+	for _, warn := range append(append([]string(nil), r.facts.Warnings...), r.warnings...) {
+		msgs = append(msgs, st.notice.Render("warning: "+warn))
+	}
+	if s := r.summary(); len(s) > 0 {
+		msgs = append(msgs, st.muted.Render("end of run: "+strings.Join(s, "; ")))
 	}
 	if len(msgs) == 0 {
 		return []string{hintBar(st, acts, w)}
@@ -559,13 +612,14 @@ func divergedBrief(err error) string {
 	return err.Error()
 }
 
-// stoppedAt returns the last round racer i computed, when it stopped early.
+// stoppedAt returns the last position racer i computed, when it stopped
+// early.
 func (r *race) stoppedAt(i int) (int, bool) {
 	if !r.finished[i] {
 		return 0, false
 	}
 	n := len(r.table.Rounds[i])
-	return n, n < r.sc.Rounds
+	return n, n < r.positions()
 }
 
 // readout is the legend: for every racer, its glyph, its label and its
@@ -587,7 +641,7 @@ func (r *race) readout(w int, metrics []int) []string {
 			if v, ok := r.valueAt(i, m, t); ok {
 				vals = append(vals, name+" "+formatValue(v))
 			} else if at, stopped := r.stoppedAt(i); stopped && t > at {
-				vals = append(vals, fmt.Sprintf("stopped at round %d", at))
+				vals = append(vals, fmt.Sprintf("stopped at round %d", r.roundAt(at)))
 				break
 			} else {
 				vals = append(vals, name+" –")

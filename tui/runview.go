@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -149,7 +150,8 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 	metric := v.table.Metrics[m]
 	logY := metric.Log && v.c.logY
 	spec := chartSpec{width: w, height: h - 1, logY: logY, xAxis: true, color: st.color, axisColor: st.axis(),
-		rounds: v.sc.Rounds, tight: !metric.Log || !v.c.logY, shared: sharedGlyph}
+		rounds: v.positions(), tight: !metric.Log || !v.c.logY, shared: sharedGlyph,
+		xLabel: func(pos int) string { return strconv.Itoa(v.roundAt(pos)) }}
 	_ = xAxis
 	xm := v.xAxisMetric()
 	oracle := v.xMetric && xm >= 0
@@ -201,7 +203,7 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 		spec.cursor = v.cursor
 	}
 	for k := 1; k < v.revealed && !oracle; k++ {
-		if v.phaseAt(k) == 1 && v.phaseAt(k+1) == 2 {
+		if v.phaseAt(k) == 1 && v.phaseAt(k+1) == 2 && v.roundAt(k) > 0 {
 			spec.marks = append(spec.marks, float64(k)+0.5)
 		}
 	}
@@ -213,7 +215,7 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 	if v.zoom {
 		if z, a, b, clipped, ok := v.zoomRange(spec.curves, logY); ok && !oracle {
 			spec.zoom = &z
-			head += fmt.Sprintf(" · zoom: rounds %d–%d", a, b)
+			head += fmt.Sprintf(" · zoom: rounds %d–%d", v.roundAt(a), v.roundAt(b))
 			for _, i := range clipped {
 				head += fmt.Sprintf(", %c clipped", v.looks[i].glyph)
 			}

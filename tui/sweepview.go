@@ -209,7 +209,7 @@ func (v *sweepView) help() (string, []action) {
 		hasTheory = hasTheory || len(m.Theory) > 0
 	}
 	acts = append(acts, explainActions(v.c, v.sc, hasTheory)...)
-	intro := "Sweeps average many trials per value of the swept knob; curves refine as trials arrive. Every change restarts the sweep at once."
+	intro := v.sc.Family.Help(v.sc) + " Sweeps average many trials per value of the swept knob; curves refine as trials arrive. Every change restarts the sweep at once."
 	for _, m := range v.table.Metrics {
 		for _, mk := range m.Marks {
 			intro += " " + string(markGlyph) + " at " + strconv.FormatFloat(mk.At, 'g', 4, 64) + ": " + mk.Note + "."

@@ -176,7 +176,9 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 }
 
 // runner runs FedAvg with step eta (0: 1/(4L) of the data) and reports the
-// bounds beside the measured values.
+// bounds beside the measured values, after round 0: the start x⁽⁰⁾ = 0
+// (PAPERS.md §8), where no local step has run yet, so the running average,
+// its bound (D²/(2ητT) at T = 0) and the drift are not measured there.
 func runner(eta float64, tau int, seed uint64) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
 		d := data.(*Data)
@@ -185,6 +187,9 @@ func runner(eta float64, tau int, seed uint64) func(context.Context, any, int, f
 		}
 		m := len(d.Clients)
 		drift := DriftBound(d, eta, tau)
+		x0 := make([]float64, dim)
+		nan := math.NaN()
+		emit(experiment.Round{Index: 0, Theta: x0, Values: []float64{d.F(x0) - d.FStar, nan, nan, nan, drift, d.accuracy(x0)}})
 		return fedAvg(ctx, d, eta, tau, rounds, seed, func(r round) {
 			emit(experiment.Round{Index: r.index, Theta: r.x, Values: []float64{r.subopt, r.avg,
 				Bound(d, eta, tau, r.index, m), r.drift, drift, r.accuracy}})

@@ -52,6 +52,14 @@ func run(t *testing.T, sc experiment.Scenario) (*Data, [][]experiment.Round) {
 	if err != nil || len(res.Failed()) > 0 {
 		t.Fatalf("%v %v", err, res.Failed())
 	}
+	// Rows start at round 0 with x⁽⁰⁾ = 0 and no running average yet
+	// (issue 11); the tests below read rounds 1, 2, …
+	for i, rs := range rounds {
+		if len(rs) == 0 || rs[0].Index != 0 || floats.Norm(rs[0].Theta, 2) != 0 || !math.IsNaN(rs[0].Value(avgIdx)) {
+			t.Fatalf("racer %d does not start with round 0 at x = 0", i)
+		}
+		rounds[i] = rs[1:]
+	}
 	return res.Data.(*Data), rounds
 }
 

@@ -39,9 +39,14 @@ type Config struct {
 	Eta        float64                // step size η shared by the racers
 	LocalSteps int                    // s of FedAvg racers that do not pin their own
 	Batch      int                    // minibatch size B, 0 = full batch
+	BatchNorm  model.BatchNorm        // minibatch step weight: 1/n_i (default) or 1/B
 	Racers     []experiment.RacerSpec // the algorithms raced side by side
 	FedError   model.FedError         // sweeps: how the federated error is measured
 	Squared    bool                   // sweeps: federation gain as the ratio of squared errors
+	// RatioOfMeans averages FG over the trials as the trial-averaged local
+	// error over the trial-averaged federated error (fg_stat=ratio_of_means)
+	// instead of the mean of the per-trial FG (PAPERS.md §8 CORRECTED).
+	RatioOfMeans bool
 }
 
 func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
@@ -91,8 +96,22 @@ func (Family) Validate(sc experiment.Scenario) error {
 }
 
 // Help implements experiment.Family.
-func (Family) Help(experiment.Scenario) string {
-	return "The dashed line is the error of pooled least squares, the centralised optimum."
+func (Family) Help(sc experiment.Scenario) string {
+	switch cfg(sc).Kind {
+	case fedGainKind:
+		return "FG = local error / federated error of one client, per trial (FG > 1: joining helps; dashed: FG = 1). " +
+			"The curve is the mean of the per-trial FG (fg_stat=ratio_of_means: the ratio of trial-averaged errors); " +
+			"the second line is its median, the band its 10–90 % spread over the trials. " +
+			"At r = n_j the data-scarce client's local design is square: its min-norm error has infinite expected square, " +
+			"so single trials spike (FG up to thousands) and the mean jumps there — the point is marked; read the median. " +
+			"On the Γ sweep, v labels the x axis with the realised max-pairwise Γ, the paper's Γ (about 1.6 × the swept radius)."
+	case polynomialKind:
+		return "MSE = ∫(f̂ − U5)² dx, mean over trials; 1/MSE = 1/(mean MSE), as the paper plots it (the mean of the per-trial 1/MSE is written as inv_mse_trial). " +
+			"v labels the x axis with the total sample size N = M·n_i, the paper's x axis."
+	}
+	return "The dashed line is the error of pooled least squares, the centralised optimum. " +
+		"grad_norm is the gradient of ℓ = (1/N)Σ‖y − Xθ‖², twice that of the 1/(2N) objective FedAvg s=1 minimises. " +
+		"Minibatch steps weigh each batch by 1/n_i (one epoch = one full-batch step, incremental gradient); batch_norm=batch uses 1/B."
 }
 
 // summary is the line under the title of a run; realised is the realised
@@ -114,6 +133,9 @@ func summary(c Config, realised float64) string {
 	fmt.Fprintf(&b, ", η=%s", experiment.FormatFloat(c.Eta))
 	if c.Batch > 0 {
 		fmt.Fprintf(&b, ", B=%d", c.Batch)
+		if c.BatchNorm == model.NormBatch {
+			b.WriteString(" (1/B steps)")
+		}
 	}
 	return b.String()
 }

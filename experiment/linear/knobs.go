@@ -37,6 +37,14 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
 		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
 			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
+		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
+			"the paper's reading, PAPERS.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
+			func(c *Config) string { return c.BatchNorm.String() },
+			func(c *Config, v string) error {
+				n, err := model.ParseBatchNorm(v)
+				c.BatchNorm = n
+				return err
+			}),
 		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
 		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
@@ -71,14 +79,18 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
 	}
 	if c.Kind != runKind {
-		out = append(out, experiment.TrialsKnob(),
-			experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
-				func(c *Config) string { return c.FedError.String() },
-				func(c *Config, v string) error {
-					e, err := model.ParseFedError(v)
-					c.FedError = e
-					return err
-				}))
+		fedErr := experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
+			func(c *Config) string { return c.FedError.String() },
+			func(c *Config, v string) error {
+				e, err := model.ParseFedError(v)
+				c.FedError = e
+				return err
+			})
+		if c.Kind == fedGainKind {
+			// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (PAPERS.md §8).
+			fedErr = fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit"))
+		}
+		out = append(out, experiment.TrialsKnob(), fedErr)
 	}
 	if c.Kind == fedGainKind {
 		out = append(out, experiment.TextKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)",
@@ -95,7 +107,24 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 					return nil
 				}
 				return fmt.Errorf("must be norm or squared")
-			}))
+			}).WithLive(experiment.Cycle("fg_ratio", "g", "FG²", "FG as a ratio of errors or of squared errors", "norm", "squared")),
+			experiment.TextKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
+				"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
+				"the median and the 10–90 % spread are written beside it either way",
+				func(c *Config) string {
+					if c.RatioOfMeans {
+						return "ratio_of_means"
+					}
+					return "mean_of_ratios"
+				},
+				func(c *Config, v string) error {
+					switch v {
+					case "mean_of_ratios", "ratio_of_means":
+						c.RatioOfMeans = v == "ratio_of_means"
+						return nil
+					}
+					return fmt.Errorf("must be mean_of_ratios or ratio_of_means")
+				}).WithLive(experiment.Cycle("fg_stat", "m", "FG stat", "FG over the trials", "mean_of_ratios", "ratio_of_means")))
 	}
 	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
 }

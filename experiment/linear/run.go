@@ -10,9 +10,11 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// metrics are the per-round metrics of a run (PAPERS.md §6).
+// metrics are the per-round metrics of a run (PAPERS.md §6). The gradient
+// norm is that of the paper's plotted loss ℓ(θ) = (1/N) Σ‖y_i − X_iθ‖², twice
+// the gradient of the 1/(2N) objective FedAvg s=1 minimises (§1.2, §7).
 var metrics = []experiment.Metric{
-	{Name: "grad_norm", Caption: "gradient norm ‖∇ℓ(θ_t)‖", Short: "‖∇ℓ‖", Log: true},
+	{Name: "grad_norm", Caption: "gradient norm ‖∇ℓ(θ_t)‖, ℓ = (1/N)Σ‖y − Xθ‖²", Short: "‖∇ℓ‖", Log: true},
 	{Name: "est_error", Caption: "estimation error ‖θ_t − θ*‖", Short: "‖θ−θ*‖", Log: true},
 	{Name: "client_error", Caption: "client error Σ w_i‖θ_t − θ_i*‖", Short: "Σw‖θ−θᵢ*‖", Log: true},
 	{Name: "ls_error", Caption: "error of pooled least squares ‖θ_LS − θ*‖", Short: "LS", Log: true},
@@ -25,9 +27,10 @@ func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics 
 func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 	var out []experiment.Racer
 	for _, r := range resolve(sc) {
-		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, Seed: sc.Seed}
+		norm := cfg(sc).BatchNorm
+		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		if r.kind == KindFedAvg {
-			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, Seed: sc.Seed}
+			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		}
 		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
 	}
@@ -87,17 +90,27 @@ func resolve(sc experiment.Scenario) []resolved {
 	return out
 }
 
-// runner adapts a FedAvg/FedProx racer to the engine: each round carries
-// the metrics in the family's order, the last the error of pooled least
-// squares (a constant of the data, repeated for the CSV column).
+// runner adapts a FedAvg/FedProx racer to the engine: round 0 first, the
+// common start θ_0 = 0 (PAPERS.md §8), then the algorithm's rounds; each
+// carries the metrics in the family's order, the last the error of pooled
+// least squares (a constant of the data, repeated for the CSV column).
 func runner(alg algorithms.Algorithm) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
 		p := data.(*model.Problem)
+		emit(roundZero(p))
 		return alg.Run(ctx, p, rounds, func(r algorithms.LinearRound) {
 			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
 				Values: []float64{r.GradNorm, r.EstError, r.ClientError, p.LSError}})
 		})
 	}
+}
+
+// roundZero is the row of θ_0 = 0, where every racer starts.
+func roundZero(p *model.Problem) experiment.Round {
+	theta := make([]float64, p.Dim)
+	scratch := make([]float64, p.GradNormScratch())
+	return experiment.Round{Index: 0, Theta: theta,
+		Values: []float64{p.GradNorm(theta, scratch), p.EstError(theta), p.ClientError(theta), p.LSError}}
 }
 
 // DataKey implements experiment.Family: the federation and the seed decide

@@ -16,20 +16,103 @@ import (
 // SweepMetrics implements experiment.Sweeper: per trial, the federation gain
 // FG = ‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖ (squared on request) of the first
 // data-scarce and the first data-rich client (E000-3/4, PAPERS.md §1.8–§1.9),
-// θ̂_j the client's minimum-norm least-squares estimate; or the exact
-// integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
-// federated fit, and its inverse (E000-5).
+// θ̂_j the client's minimum-norm least-squares estimate, with its median and
+// 10–90 % spread over the trials and, where Γ varies, the realised Γ; or the
+// exact integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
+// federated fit, its inverse and the total sample size N (E000-5).
 func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 	if cfg(sc).Kind == polynomialKind {
-		return []experiment.SweepMetric{
-			{Name: "mse", Caption: "MSE = ∫(f̂ − U5)² dx over [−1, 1]", Ref: math.NaN()},
-			{Name: "inv_mse", Caption: "1/MSE (linear in N at the minimax rate)", Ref: math.NaN()},
+		ms, _ := polynomialMetrics()
+		return ms
+	}
+	ms, _ := fedGainMetrics(sc)
+	return ms
+}
+
+// The statistics a federation-gain metric reports over the trials.
+const (
+	statMean   = iota // fg_stat: the mean of the per-trial FG, or the ratio of means
+	statMedian        // the median of the per-trial FG
+	statP10           // its 10 % quantile
+	statP90           // its 90 % quantile
+	statGamma         // the realised Γ: mean and standard deviation over trials
+)
+
+// fgRole is what one federation-gain metric reports: a statistic of one
+// gainer's FG, or (gainer −1) the realised Γ.
+type fgRole struct{ gainer, stat int }
+
+// fedGainMetrics lists the federation-gain metrics of a sweep and what each
+// reports: per gainer, FG (charted, with its median as the Spread line and,
+// on the r axis, the mark at r = n_j) and its median, 10 % and 90 %
+// quantiles (one column each); then the realised max-pairwise Γ when Γ
+// varies or is set (PAPERS.md §8: show it; the x axis of Fig 4).
+func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole) {
+	c := cfg(sc)
+	var ms []experiment.SweepMetric
+	var roles []fgRole
+	for j, name := range gainerNames {
+		stem := "fg_" + name
+		who := []string{"first data-scarce client", "first data-rich client"}[j]
+		caption := "FG, " + who + ", mean over trials"
+		if c.RatioOfMeans {
+			caption = "FG, " + who + ", ratio of trial-averaged errors"
+		}
+		ms = append(ms, experiment.SweepMetric{Name: stem, Caption: caption, Ref: 1, RefNote: "FG = 1",
+			Spread: stem + "_median", Marks: squareMarks(sc, j)})
+		roles = append(roles, fgRole{j, statMean})
+		for _, q := range []struct {
+			suffix, caption string
+			stat            int
+		}{{"_median", "median", statMedian}, {"_p10", "10 % quantile", statP10}, {"_p90", "90 % quantile", statP90}} {
+			ms = append(ms, experiment.SweepMetric{Name: stem + q.suffix, Caption: "FG, " + who + ", " + q.caption + " over trials",
+				Ref: 1, RefNote: "FG = 1", TableOnly: true, Single: true})
+			roles = append(roles, fgRole{j, q.stat})
 		}
 	}
-	return []experiment.SweepMetric{
-		{Name: "fg_scarce", Caption: "FG, first data-scarce client", Ref: 1, RefNote: "FG = 1"},
-		{Name: "fg_rich", Caption: "FG, first data-rich client", Ref: 1, RefNote: "FG = 1"},
+	if sc.Sweep.Knob == "gamma" || c.Data.Gamma > 0 {
+		ms = append(ms, experiment.SweepMetric{Name: "gamma_realised", Caption: "realised Γ = max_{i,j} ‖θ_i* − θ_j*‖",
+			Ref: math.NaN(), TableOnly: true})
+		roles = append(roles, fgRole{-1, statGamma})
 	}
+	return ms, roles
+}
+
+// squareMarks marks, on a sweep over the covariate subspace dimension r, the
+// value r = n_j of gainer j: its local design (n_j rows on r coordinates) is
+// square there, and the min-norm error σ²tr((X_jᵀX_j)⁻¹) of a Gaussian design
+// has infinite expectation for |n_j − r| ≤ 1 (inverse Wishart), so single
+// trials spike (FG in the thousands) and the mean over trials is unstable
+// (PAPERS.md §8 CORRECTED).
+func squareMarks(sc experiment.Scenario, j int) []experiment.Mark {
+	if sc.Sweep.Knob != "subspace_dim" || len(sc.Sweep.Grid) == 0 {
+		return nil
+	}
+	d := cfg(sc).Data
+	n := d.Samples
+	who := "data-rich"
+	if j == 0 {
+		if d.ScarceClients == 0 {
+			return nil
+		}
+		n, who = d.ScarceSamples, "data-scarce"
+	}
+	if at := float64(n); at >= slices.Min(sc.Sweep.Grid) && at <= slices.Max(sc.Sweep.Grid) {
+		return []experiment.Mark{{At: at, Note: fmt.Sprintf("r = n_j = %d: the %s client's design is square, so its min-norm error has "+
+			"infinite expected square (for |r − n_j| ≤ 1) and single trials spike; read the median and the 10–90 %% band here", n, who)}}
+	}
+	return nil
+}
+
+// polynomialMetrics lists the metrics of the polynomial sweep and which
+// per-trial value each reads (−1: 1/mean MSE, computed over the trials).
+func polynomialMetrics() ([]experiment.SweepMetric, []int) {
+	return []experiment.SweepMetric{
+		{Name: "mse", Caption: "MSE = ∫(f̂ − U5)² dx over [−1, 1]", Ref: math.NaN()},
+		{Name: "inv_mse", Caption: "1/MSE = 1/(mean MSE over trials), linear in N at the minimax rate", Ref: math.NaN()},
+		{Name: "inv_mse_trial", Caption: "per-trial 1/MSE (its mean over trials is not the paper's 1/MSE)", Ref: math.NaN(), TableOnly: true},
+		{Name: "total_samples", Caption: "total sample size N = M·n_i", Ref: math.NaN(), TableOnly: true},
+	}, []int{0, -1, 1, 2}
 }
 
 // SweepLabels implements experiment.Sweeper: one curve per racer.
@@ -51,10 +134,10 @@ func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64
 
 // SweepStat implements experiment.Sweeper: the federation gain aggregates
 // over the trials as PAPERS.md §8 says (fedGainStat); the polynomial's
-// metrics are plain means.
+// metrics are plain means, but for 1/MSE, the inverse of the mean MSE.
 func (Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
 	if cfg(sc).Kind == polynomialKind {
-		return nil
+		return polynomialStat
 	}
 	return fedGainStat(sc)
 }
@@ -84,32 +167,14 @@ func validateClosedForm(sc experiment.Scenario) error {
 	return nil
 }
 
-// evalFedGain returns one trial's FG per racer and gainer: the ratio of the
-// client's local error to its federated error in this trial alone.
-func evalFedGain(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	raw, err := evalFedGainRaw(ctx, sc)
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]float64, len(raw))
-	for r, row := range raw {
-		out[r] = make([]float64, len(gainerNames))
-		for j := range out[r] {
-			local, curve := fedGainSplit(row, j)
-			out[r][j] = model.Gain(local, slices.Min(curve), cfg(sc).Squared)
-		}
-	}
-	return out, nil
-}
-
 // gainerNames are the clients whose FG is reported, in metric order.
 var gainerNames = []string{"scarce", "rich"}
 
 // evalFedGainRaw returns one trial's raw material for FG, per racer: the
-// local errors ‖θ̂_j − θ_j*‖ of the gainers, then each gainer's federated
-// error curve ‖θ_t − θ_j*‖ over t = 0…T (min mode), or its one value at the
-// final round or the limit (fedGainSplit reads it back). NaN for a gainer
-// the federation lacks.
+// realised Γ of the trial's truths, the local errors ‖θ̂_j − θ_j*‖ of the
+// gainers, then each gainer's federated error curve ‖θ_t − θ_j*‖ over
+// t = 0…T (min mode), or its one value at the final round or the limit
+// (fedGainSplit reads it back). NaN for a gainer the federation lacks.
 func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
 	fed, err := cfg(sc).Data.Generate(sc.Seed)
 	if err != nil {
@@ -143,7 +208,7 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 	}
 	out := make([][]float64, len(curves))
 	for r, c := range curves {
-		row := append([]float64(nil), local...)
+		row := append([]float64{fed.RealisedGamma}, local...)
 		for j := range gainers {
 			row = append(row, c[j]...)
 		}
@@ -152,42 +217,57 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 	return out, nil
 }
 
-// fedGainSplit reads gainer j's local error and federated error curve from
-// a racer's row of evalFedGainRaw.
-func fedGainSplit(row []float64, j int) (local float64, curve []float64) {
+// fedGainSplit reads the realised Γ, gainer j's local error and its
+// federated error curve from a racer's row of evalFedGainRaw.
+func fedGainSplit(row []float64, j int) (gamma, local float64, curve []float64) {
 	k := len(gainerNames)
-	n := (len(row) - k) / k
+	n := (len(row) - 1 - k) / k
 	if n < 1 || j >= k {
-		return math.NaN(), nil // not a row of evalFedGainRaw
+		return math.NaN(), math.NaN(), nil // not a row of evalFedGainRaw
 	}
-	return row[j], row[k+j*n : k+(j+1)*n]
+	return row[0], row[1+j], row[1+k+j*n : 1+k+(j+1)*n]
 }
 
-// fedGainStat aggregates FG over the trials as PAPERS.md §8 recommends: the
-// trial-averaged local error over the minimum, across rounds, of the
-// trial-averaged federated error curve (the final value or the limit in the
-// other modes); with the squared ratio, the mean squared errors, as in the
-// definition FG_j = R_loc_j / R_fed_j (§1.8). The spread is the sample
-// standard deviation of the per-trial ratios.
+// fedGainStat aggregates FG over the trials (PAPERS.md §8 CORRECTED). Per
+// trial t, FG_t = local_t / fed_t, fed_t the minimum over rounds of that
+// trial's federated error curve (its final value or the limit in the other
+// fed_error modes), both squared with fg_ratio=squared. The FG metric is
+// the mean of the FG_t (the default: "FG averaged over 20 trials", which
+// puts the steepest rise of Fig 5 at r = 16–19), or with
+// fg_stat=ratio_of_means the trial-averaged local error over the minimum,
+// across rounds, of the trial-averaged federated error curve (a single trial
+// with an uncovered coordinate holds that curve near 53 until r = 33); its
+// spread is the sample standard deviation of the FG_t either way. The
+// median, 10 % and 90 % metrics are quantiles of the FG_t (Quantile); the
+// realised Γ its mean and standard deviation over the trials.
 func fedGainStat(sc experiment.Scenario) experiment.StatFunc {
-	squared := cfg(sc).Squared
+	c := cfg(sc)
+	_, roles := fedGainMetrics(sc)
 	pow := func(x float64) float64 {
-		if squared {
+		if c.Squared {
 			return x * x
 		}
 		return x
 	}
-	return func(cells [][][]float64, racer, j int) (float64, float64, int) {
+	return func(cells [][][]float64, racer, metric int) (float64, float64, int) {
+		if metric >= len(roles) {
+			return math.NaN(), math.NaN(), 0
+		}
+		role := roles[metric]
 		var localSum float64
-		var curveSum, ratios []float64
-		for _, c := range cells {
-			if c == nil {
+		var curveSum, ratios, gammas []float64
+		for _, cell := range cells {
+			if cell == nil || racer >= len(cell) {
 				continue
 			}
-			if racer >= len(c) {
+			j := max(role.gainer, 0)
+			gamma, local, curve := fedGainSplit(cell[racer], j)
+			if role.stat == statGamma {
+				if finite(gamma) {
+					gammas = append(gammas, gamma)
+				}
 				continue
 			}
-			local, curve := fedGainSplit(c[racer], j)
 			if !finite(local) || len(curve) == 0 || !allFinite(curve) {
 				continue
 			}
@@ -198,15 +278,77 @@ func fedGainStat(sc experiment.Scenario) experiment.StatFunc {
 			for t, e := range curve {
 				curveSum[t] += pow(e)
 			}
-			ratios = append(ratios, model.Gain(local, slices.Min(curve), squared))
+			ratios = append(ratios, model.Gain(local, slices.Min(curve), c.Squared))
+		}
+		if role.stat == statGamma {
+			if len(gammas) == 0 {
+				return math.NaN(), math.NaN(), 0
+			}
+			return experiment.Mean(gammas), experiment.SampleStd(gammas), len(gammas)
 		}
 		n := len(ratios)
 		if n == 0 {
 			return math.NaN(), math.NaN(), 0
 		}
-		mean := localSum / slices.Min(curveSum) // the 1/n factors cancel
+		switch role.stat {
+		case statMedian:
+			return Quantile(ratios, 0.5), math.NaN(), n
+		case statP10:
+			return Quantile(ratios, 0.1), math.NaN(), n
+		case statP90:
+			return Quantile(ratios, 0.9), math.NaN(), n
+		}
+		mean := experiment.Mean(ratios)
+		if c.RatioOfMeans {
+			mean = localSum / slices.Min(curveSum) // the 1/n factors cancel
+		}
 		return mean, experiment.SampleStd(ratios), n
 	}
+}
+
+// Quantile returns the p-quantile of xs by linear interpolation between the
+// order statistics, at position h = (n−1)·p of the sorted values (numpy's
+// default, Hyndman–Fan type 7); xs is not modified. NaN for no value.
+func Quantile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	h := float64(len(s)-1) * p
+	lo := int(math.Floor(h))
+	hi := min(lo+1, len(s)-1)
+	return s[lo] + (h-float64(lo))*(s[hi]-s[lo])
+}
+
+// polynomialStat aggregates the polynomial sweep's metrics over the trials:
+// mean and sample standard deviation of the per-trial values, except 1/MSE,
+// which is 1/(mean MSE) as the paper plots it (panel b), with no spread of
+// its own.
+func polynomialStat(cells [][][]float64, racer, metric int) (float64, float64, int) {
+	_, cols := polynomialMetrics()
+	if metric >= len(cols) {
+		return math.NaN(), math.NaN(), 0
+	}
+	col := cols[metric]
+	var vals []float64
+	for _, cell := range cells {
+		if cell == nil || racer >= len(cell) {
+			continue
+		}
+		row := cell[racer]
+		k := max(col, 0)
+		if k < len(row) && finite(row[k]) {
+			vals = append(vals, row[k])
+		}
+	}
+	if len(vals) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	if col < 0 {
+		return 1 / experiment.Mean(vals), math.NaN(), len(vals)
+	}
+	return experiment.Mean(vals), experiment.SampleStd(vals), len(vals)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -220,6 +362,8 @@ func allFinite(xs []float64) bool {
 	return true
 }
 
+// evalPolynomial returns one trial's row per racer: the integrated squared
+// error of its federated fit, its inverse, and the total sample size N.
 func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
 	fed, err := polynomial(cfg(sc)).Generate(sc.Seed)
 	if err != nil {
@@ -236,8 +380,9 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 	if err != nil {
 		return nil, err
 	}
+	n := float64(fed.N())
 	for i, row := range out {
-		out[i] = []float64{row[0], 1 / row[0]}
+		out[i] = []float64{row[0], 1 / row[0], n}
 	}
 	return out, nil
 }
@@ -358,6 +503,9 @@ func (Family) SweepSummary(sc experiment.Scenario) string {
 		fmt.Fprintf(&b, " · round %d", sc.Rounds)
 	default:
 		fmt.Fprintf(&b, " · min over %d rounds", sc.Rounds)
+	}
+	if c.Kind == fedGainKind && c.RatioOfMeans {
+		b.WriteString(" · ratio of means")
 	}
 	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fedscope/fedscope/algorithms"
@@ -58,9 +59,13 @@ func (Family) Presets() []experiment.Preset {
 }
 
 // mixture is the preset of PAPERS.md §8 (004): d = 10, k = 3, Σ_j = I, R = 2,
-// Δ ≥ 1.5, σ = 0.5, p uniform; Phase 1 with n_H = 12 anchors, l = 40,
-// m = 4000 fresh 2-point clients, T = 12, T1 = 48, T2 = 20, ε = 0.1; Phase 2
-// on M = 1000 heavy-tailed clients with FedAvg s = 5, η = 0.03, T' = 150.
+// Δ ≥ 1.5, σ = 0.5, p uniform; Phase 1 with l = 40, m = 4000 fresh 2-point
+// clients, T = 12, T1 = 48, T2 = 20, ε = 0.1; Phase 2 on M = 1000
+// heavy-tailed clients (sizes up to 300) with FedAvg s = 5, η = 0.03,
+// T' = 150. The anchor count follows the theory, n_H = ⌈ln N / p_min⌉
+// (§5.2; 27 at k = 3, 45 at k = 5), rather than §8's fixed 12: with 12, one
+// of the five clusters of k = 5 gets no anchor on seeds 8 and 10 and the
+// run ends with a third of the clients misclustered.
 func mixture() experiment.Scenario {
 	return experiment.Scenario{
 		Family: Family{},
@@ -68,7 +73,7 @@ func mixture() experiment.Scenario {
 		Seed:   1,
 		Config: Config{
 			Spec: Spec{Clients: 1000, Dim: 10, K: 3, Noise: 0.5, Radius: 2, MinSep: 1.5, MaxSamples: 300,
-				Anchors: 12, Pairs: 40, Pool: 4000, Phase1Rounds: 12, OIIters: 48, PowerIters: 20, Epsilon: 0.1},
+				Pairs: 40, Pool: 4000, Phase1Rounds: 12, OIIters: 48, PowerIters: 20, Epsilon: 0.1},
 			Eta:        0.03,
 			LocalSteps: 5,
 		},
@@ -78,13 +83,13 @@ func mixture() experiment.Scenario {
 // Validate implements experiment.Family.
 func (Family) Validate(sc experiment.Scenario) error {
 	c := cfg(sc)
-	if err := c.data().Validate(); err != nil {
+	if err := c.data(sc.Seed).Validate(); err != nil {
 		return &experiment.InputError{Msg: err.Error()}
 	}
 	bad := experiment.Errorf
 	switch {
-	case c.Anchors < c.K:
-		return bad("anchors=%d: need at least k=%d anchors", c.Anchors, c.K)
+	case c.Anchors != 0 && c.Anchors < c.K:
+		return bad("anchors=%d: need at least k=%d anchors (or 0: ⌈ln N / p_min⌉)", c.Anchors, c.K)
 	case c.Pairs < 1 || c.Pool < 1 || c.Phase1Rounds < 1 || c.PowerIters < 1:
 		return bad("anchor_pairs, pool, phase1_rounds and power_iters must be ≥ 1")
 	case c.OIIters < 2 || c.OIIters%2 != 0:
@@ -110,7 +115,7 @@ func (Family) Help(experiment.Scenario) string {
 // trueSeparation returns the separation Δ of the scenario's truths, drawn
 // without generating the clients (cheap: k·d numbers).
 func trueSeparation(sc experiment.Scenario) (float64, error) {
-	_, delta, err := cfg(sc).data().Truths(sc.Seed)
+	_, delta, err := cfg(sc).base().Truths(sc.Seed)
 	if err != nil {
 		return math.NaN(), &experiment.InputError{Msg: err.Error()}
 	}
@@ -182,11 +187,22 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 	}
 }
 
+// runner adapts a clustered racer to the engine: first round 0, the models
+// the racer starts from (PAPERS.md §8: anchors at θ_0 = 0; the random
+// models of the baseline), no client having picked a cluster yet, then the
+// racer's rounds with their warnings.
 func runner(alg algorithms.MixtureAlgorithm) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
-		return alg.Run(ctx, data.(*model.Mixture), rounds, func(r algorithms.ClusterRound) {
+		p := data.(*model.Mixture)
+		if s, ok := alg.(algorithms.Starter); ok {
+			centres, phase := s.Start(p)
+			sc := p.Score(centres, nil)
+			emit(experiment.Round{Index: 0, Theta: centres, Phase: phase,
+				Values: []float64{float64(phase), sc.Distance, math.NaN(), math.NaN()}})
+		}
+		return alg.Run(ctx, p, rounds, func(r algorithms.ClusterRound) {
 			emit(experiment.Round{Index: r.Index, Theta: r.Centres, Phase: r.Phase, Assign: r.Assign,
-				Values: []float64{float64(r.Phase), r.Distance, r.Misclustered, r.ClientError}})
+				Values: []float64{float64(r.Phase), r.Distance, r.Misclustered, r.ClientError}, Warning: r.Warning})
 		})
 	}
 }
@@ -194,20 +210,30 @@ func runner(alg algorithms.MixtureAlgorithm) func(context.Context, any, int, fun
 // DataKey implements experiment.Family: a re-run or a change of η, s or the
 // local update reuses the data.
 func (Family) DataKey(sc experiment.Scenario) string {
-	return fmt.Sprintf("%#v|%d", cfg(sc).data(), sc.Seed)
+	return fmt.Sprintf("%#v|%d", cfg(sc).data(sc.Seed), sc.Seed)
 }
 
 // Prepare implements experiment.Family.
 func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
-	fed, err := cfg(sc).data().Generate(sc.Seed)
+	fed, err := cfg(sc).data(sc.Seed).Generate(sc.Seed)
 	if err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
 	return model.NewMixture(fed), nil
 }
 
-// Facts implements experiment.Family: the cluster view's data, the target
-// εΔ of Phase 1 as the reference of the distance chart, and γ, κ of Phase 2.
+// misclusteredAlarm is the fraction of clients that, picking a cluster at
+// the true models, already pick a wrong one, above which the separation is
+// declared too small for the paper's regime: the default preset stays near
+// 2–5 % at k = 3…5, Δ = 1 gives about 12 %, Δ = 0.5 about 30 %.
+const misclusteredAlarm = 0.1
+
+// Facts implements experiment.Family: the cluster view's data; the target
+// εΔ of Phase 1 and the fixed point of Phase 2 at the true labels as
+// references of the distance chart, the misclustering at the true models as
+// the reference of the misclustered chart; γ, κ of Phase 2; how many anchors
+// and why; and warnings when the data leave the regime the theory covers
+// (a cluster without an anchor, too few anchors, Δ/σ too small).
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	c := cfg(sc)
 	// The cluster view is asked for before the data are ready (K = 0 until
@@ -225,7 +251,86 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	info.Gamma, info.Kappa = p.GammaKappa(c.Eta, c.LocalSteps, c.Prox)
 	f.Clusters = info
 	f.Levels = []experiment.Level{{Metric: "cluster_dist", Value: c.Epsilon * p.Fed.Delta, Label: fmt.Sprintf("εΔ=%.2g", c.Epsilon*p.Fed.Delta)}}
+	anchorFacts(&f, c, sc.Seed, p)
+	separationFacts(&f, c, p)
+	phase2Facts(&f, sc, p)
 	return f
+}
+
+// anchorFacts says how many anchors Phase 1 uses and why, and warns when a
+// cluster has none (PAPERS.md §5.2, Thm 1: n_H ≥ ln N / p_min anchors put one
+// in every cluster with high probability).
+func anchorFacts(f *experiment.Facts, c Config, seed uint64, p *model.Mixture) {
+	n, need, auto := c.anchors(seed)
+	pmin := slices.Min(p.Fed.Weights)
+	how := "given"
+	if auto {
+		how = "⌈ln N / p_min⌉"
+		f.Notes = append(f.Notes, fmt.Sprintf("%d anchors = ⌈ln N / p_min⌉ with N = %d Phase-2 points and p_min = %.3g (PAPERS.md §5.2): "+
+			"then every cluster gets one with probability ≳ 1 − k/N", n, p.N, pmin))
+		if n < need {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("⌈ln N / p_min⌉ = %d anchors exceed the limit of %d: capped", need, maxAnchors))
+		}
+	} else if n < need {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("anchors=%d is below ⌈ln N / p_min⌉ = %d (PAPERS.md §5.2): a cluster may get no anchor; anchors=0 uses %d",
+			n, need, need))
+	}
+	f.Params = append(f.Params, experiment.Param{Name: "anchors", Value: float64(n), How: how})
+	has := make([]bool, p.K)
+	for _, z := range p.Fed.AnchorLabels {
+		has[z] = true
+	}
+	var missing []string
+	for j, ok := range has {
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%d (p=%.2g)", j+1, p.Fed.Weights[j]))
+		}
+	}
+	if len(missing) > 0 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("cluster %s has no anchor among the %d: Phase 1 cannot find its model, so Phase 2 starts without it "+
+			"and its clients join other clusters (PAPERS.md §5.2 needs n_H ≥ ln N / p_min = %d)", strings.Join(missing, ", "), n, need))
+	}
+}
+
+// separationFacts measures how many clients pick a wrong cluster even at the
+// true models — the misclustering floor ν of Thm 2 (PAPERS.md §5.4:
+// ν ≥ (1/N) Σ n_i p_e(n_i), p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²)) — and warns
+// when it is so high that Δ/σ is below what the theory needs.
+func separationFacts(f *experiment.Facts, c Config, p *model.Mixture) {
+	clients, share := p.TruthMisclustered()
+	f.Params = append(f.Params, experiment.Param{Name: "misclustered_at_truth", Value: clients,
+		How: "computed: fraction of clients whose smallest residual at θ* is a wrong cluster"})
+	f.Levels = append(f.Levels, experiment.Level{Metric: "misclustered", Value: clients, Label: "at the true models"})
+	if clients > misclusteredAlarm {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("Δ/σ = %.2g is below what the theory needs: even at the true models %.0f %% of the clients "+
+			"(%.0f %% of the data) pick a wrong cluster, so no run can cluster better; the misclustering floor of Thm 2, "+
+			"p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²), is only small when Δ ≳ σ and clients hold many points (PAPERS.md §5.4)",
+			p.Fed.Delta/c.Noise, 100*clients, 100*share))
+	}
+}
+
+// phase2Facts reports how fast Phase 2 contracts and where it settles with
+// the labels at the truth (model.Mixture.Phase2AtTruth), so that a run cut
+// short reads as such (Thm 3: T' = Θ(κ/(sηρ) log(Δ/ν)) rounds).
+func phase2Facts(f *experiment.Facts, sc experiment.Scenario, p *model.Mixture) {
+	c := cfg(sc)
+	at, ok := p.Phase2AtTruth(c.Eta, c.LocalSteps, c.Prox)
+	if !ok {
+		f.Notes = append(f.Notes, "Phase 2's contraction at the true labels is not computed for a federation this large")
+		return
+	}
+	f.Params = append(f.Params, experiment.Param{Name: "phase2_rate", Value: at.Rate, How: "computed: contraction per round at the true labels"},
+		experiment.Param{Name: "phase2_floor", Value: at.Floor, How: "computed: d(θ, θ*) of Phase 2's fixed point at the true labels"})
+	if !(at.Rate < 1) || math.IsNaN(at.Floor) || !(at.Floor > 0) {
+		return
+	}
+	f.Levels = append(f.Levels, experiment.Level{Metric: "cluster_dist", Value: at.Floor, Label: "fixed point at the true labels"})
+	rounds := func(from float64) int {
+		return max(0, int(math.Ceil(math.Log(from/(0.1*at.Floor))/-math.Log(at.Rate))))
+	}
+	f.Notes = append(f.Notes, fmt.Sprintf("Phase 2 (%s) contracts by %.4g per round at the true labels (slowest cluster) towards d(θ, θ*) = %.2g: "+
+		"about %d rounds take an error of εΔ to within 10 %% of it, %d an error of Δ; this run has %d Phase-2 rounds",
+		local(c).Label(), at.Rate, at.Floor, rounds(c.Epsilon*p.Fed.Delta), rounds(p.Fed.Delta), max(0, sc.Rounds-c.Phase1Rounds)))
 }
 
 // summary is the title line.
@@ -239,7 +344,8 @@ func summary(sc experiment.Scenario) string {
 	if c.DeltaAssumed > 0 {
 		fmt.Fprintf(&b, " (assumed %s)", experiment.FormatFloat(c.DeltaAssumed))
 	}
-	fmt.Fprintf(&b, ", σ=%s, M=%d, d=%d, %d anchors, m=%d", experiment.FormatFloat(c.Noise), c.Clients, c.Dim, c.Anchors, c.Pool)
+	anchors, _, _ := c.anchors(sc.Seed)
+	fmt.Fprintf(&b, ", σ=%s, M=%d, d=%d, %d anchors, m=%d", experiment.FormatFloat(c.Noise), c.Clients, c.Dim, anchors, c.Pool)
 	if c.Reuse {
 		b.WriteString(" reused")
 	}

@@ -55,8 +55,9 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 				s.Weights = ws
 				return nil
 			}),
-		mixInt("max_samples", "cap of the heavy-tailed client sizes", 2, maxSamples, func(m *Spec) *int { return &m.MaxSamples }),
-		mixInt("anchors", "number of anchor clients n_H", 1, 1000, func(m *Spec) *int { return &m.Anchors }),
+		mixInt("max_samples", "largest heavy-tailed client size: n_i = ⌊2/(1 − cU)^0.8⌋ with c = 1 − (2/(max_samples+1))^1.25, so the tail P(n ≥ x) ∝ x^−1.25 reaches it",
+			2, maxSamples, func(m *Spec) *int { return &m.MaxSamples }),
+		mixInt("anchors", "number of anchor clients n_H (0 = ⌈ln N / p_min⌉, the theory's count)", 0, maxAnchors, func(m *Spec) *int { return &m.Anchors }),
 		mixInt("anchor_pairs", "point pairs l per anchor and Phase-1 round", 1, 10_000, func(m *Spec) *int { return &m.Pairs }),
 		mixInt("pool", "2-point clients m per Phase-1 round", 1, 200_000, func(m *Spec) *int { return &m.Pool }),
 		mixInt("phase1_rounds", "Phase-1 rounds T (counted in rounds)", 1, 1000, func(m *Spec) *int { return &m.Phase1Rounds }),

@@ -172,27 +172,43 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
 	}
 	table := experiment.NewTable(sc)
-	var warnings []string
-	seen := map[string]bool{}
-	res, err := a.engine.Run(ctx, sc, experiment.Observer{Round: func(p experiment.Point) {
-		if w := p.Round.Warning; w != "" && !seen[w] {
-			seen[w] = true
-			warnings = append(warnings, fmt.Sprintf("%s, round %d: %s", table.Labels[p.Racer], p.Round.Index, w))
-		}
-		table.Add(p)
-	}})
+	res, err := a.engine.Run(ctx, sc, experiment.Observer{Round: table.Add})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
 		return err
 	}
 	if res.Racers != nil {
-		a.describe(res.Facts, warnings)
+		a.describe(res.Facts, roundWarnings(table))
 		if f == experiment.JSONL {
 			table.Header = experiment.NewHeader(sc, res.Facts)
 		}
 	}
-	if err := writeOut(*out, a.stdout, func(w io.Writer) error { return table.Write(w, f) }); err != nil {
+	// A family may summarise the finished run per racer (paper 000: rounds to
+	// converge and the saving against FedAvg s=1): stderr lines, and records
+	// after the rows in JSON lines.
+	var sums []experiment.RacerSummary
+	if s, ok := sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
+		sums = s.Summarize(sc, table)
+	}
+	if err := writeOut(*out, a.stdout, func(w io.Writer) error {
+		if err := table.Write(w, f); err != nil {
+			return err
+		}
+		if f != experiment.JSONL {
+			return nil
+		}
+		for _, s := range sums {
+			b, _ := s.MarshalJSON()
+			if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
 		return err
+	}
+	for _, s := range sums {
+		fmt.Fprintf(a.stderr, "fedscope: summary: %s\n", s.Text)
 	}
 	if interrupted {
 		return errInterrupted{rows: table.Len()}
@@ -201,6 +217,23 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return errors.Join(failed...)
 	}
 	return nil
+}
+
+// roundWarnings lists the rounds' warnings, racers in order and rounds
+// ascending (not in arrival order, which varies with scheduling), each text
+// once.
+func roundWarnings(t *experiment.Table) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, rs := range t.Rounds {
+		for k := range rs {
+			if w := rs[k].Warning; w != "" && !seen[w] {
+				seen[w] = true
+				out = append(out, fmt.Sprintf("%s, round %d: %s", t.Labels[i], rs[k].Index, w))
+			}
+		}
+	}
+	return out
 }
 
 // describe writes to stderr how the data were prepared (the parameters and

@@ -52,18 +52,19 @@ func TestCSVShape(t *testing.T) {
 			if got := labelsOf(rows); !slices.Equal(got, test.labels) {
 				t.Errorf("labels %q, want %q", got, test.labels)
 			}
-			if len(rows) != len(test.labels)*rounds {
-				t.Errorf("%d rows, want %d racers × %d rounds", len(rows), len(test.labels), rounds)
+			// Rows run from round 0 (θ_0 = 0) to round T (issue 11).
+			if len(rows) != len(test.labels)*(rounds+1) {
+				t.Errorf("%d rows, want %d racers × rounds 0..%d", len(rows), len(test.labels), rounds)
 			}
 			next := map[string]int{}
 			for _, row := range rows {
 				if len(row) != len(header) {
 					t.Fatalf("row %q has %d fields, header %d", row, len(row), len(header))
 				}
-				next[row[0]]++
 				if row[1] != strconv.Itoa(next[row[0]]) {
 					t.Errorf("%s: round %s, want %d", row[0], row[1], next[row[0]])
 				}
+				next[row[0]]++
 				for i, f := range row[2:] {
 					name := header[i+2]
 					if f == "" {
@@ -82,8 +83,8 @@ func TestCSVShape(t *testing.T) {
 				}
 			}
 			for label, n := range next {
-				if n != rounds {
-					t.Errorf("%s: %d rounds, want %d", label, n, rounds)
+				if n != rounds+1 {
+					t.Errorf("%s: %d rows, want rounds 0..%d", label, n, rounds)
 				}
 			}
 		})
@@ -102,24 +103,28 @@ func TestRunHeaderAndJSONL(t *testing.T) {
 	if got := strings.Join(header, ","); got != "algorithm,round,grad_norm,est_error,client_error,ls_error" {
 		t.Errorf("header %s", got)
 	}
-	if len(rows) != 4*3 {
-		t.Errorf("%d rows, want 4 racers × 3 rounds", len(rows))
+	if len(rows) != 4*(1+3) {
+		t.Errorf("%d rows, want 4 racers × rounds 0..3", len(rows))
 	}
 	out, errs, code = command(t, "run", "--preset", "paradox", "--rounds", "3", "--format", "jsonl")
 	if code != ExitOK || errs != "" {
 		t.Fatalf("jsonl: exit %d, stderr %q", code, errs)
 	}
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if len(lines) != 1+4*3 {
-		t.Errorf("%d JSON lines, want a header record and 12 rows", len(lines))
+	if len(lines) != 1+4*4+4 {
+		t.Errorf("%d JSON lines, want a header record, 16 rows and 4 summaries", len(lines))
 	}
 	for i, l := range lines {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(l), &obj); err != nil {
 			t.Errorf("line %d %q: %v", i+1, l, err)
 		}
-		if (i == 0) != (obj["record"] == "header") {
-			t.Errorf("line %d: record %v; the first line, and only it, is the header", i+1, obj["record"])
+		want := map[bool]any{true: "header"}[i == 0]
+		if i >= len(lines)-4 {
+			want = "summary"
+		}
+		if obj["record"] != want {
+			t.Errorf("line %d: record %v, want %v (the header first, the racers' summaries last)", i+1, obj["record"], want)
 		}
 	}
 	var head map[string]any
@@ -145,6 +150,10 @@ func TestJSONLMatchesCSV(t *testing.T) {
 			var obj map[string]any
 			if err := json.Unmarshal(sc.Bytes(), &obj); err != nil {
 				t.Fatalf("line %d %q: %v", i+1, sc.Text(), err)
+			}
+			if obj["record"] == "summary" {
+				i--
+				continue
 			}
 			if i >= len(rows) {
 				t.Fatalf("more JSON lines than CSV rows (%d)", len(rows))
@@ -273,11 +282,11 @@ func TestDivergence(t *testing.T) {
 			for _, row := range rows {
 				count[row[0]]++
 			}
-			if count["FedProx"] != 20 {
-				t.Errorf("FedProx (a contraction for every η) has %d rounds, want 20", count["FedProx"])
+			if count["FedProx"] != 21 {
+				t.Errorf("FedProx (a contraction for every η) has %d rows, want rounds 0..20", count["FedProx"])
 			}
-			if n := count["FedAvg s=1"]; n == 0 || n >= 20 {
-				t.Errorf("FedAvg s=1 has %d rows, want the rounds before its divergence (1..19)", n)
+			if n := count["FedAvg s=1"]; n == 0 || n >= 21 {
+				t.Errorf("FedAvg s=1 has %d rows, want the rounds before its divergence (0..19)", n)
 			}
 		})
 	}

@@ -16,12 +16,31 @@ import (
 var small = []string{"--rounds", "20", "--set", "clients=6", "--set", "samples=80", "--set", "dim=12"}
 
 // command runs `fedscope <args>` in-process and returns what it printed and
-// its exit status.
+// its exit status; stderr leaves out the end-of-run summaries, which every
+// run of the paper-000 family prints (rawCommand keeps them).
 func command(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	out, errs, code := rawCommand(t, args...)
+	return out, withoutSummaries(errs), code
+}
+
+// rawCommand is command with stderr as printed.
+func rawCommand(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Main(context.Background(), args, "test", &out, &errb)
 	return out.String(), errb.String(), code
+}
+
+// withoutSummaries drops the "fedscope: summary: …" lines of stderr.
+func withoutSummaries(s string) string {
+	var keep []string
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if l != "" && !strings.HasPrefix(l, "fedscope: summary: ") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "")
 }
 
 // newApp returns an invocation of the real catalog with its own engine, for
@@ -39,7 +58,7 @@ func exec(ctx context.Context, a *app, args ...string) (stdout, stderr string, c
 	var out, errb bytes.Buffer
 	a.stdout, a.stderr = &out, &errb
 	code = a.report(a.command(ctx, args))
-	return out.String(), errb.String(), code
+	return out.String(), withoutSummaries(errb.String()), code
 }
 
 // runSmall runs the reduced paradox with extra flags and fails the test

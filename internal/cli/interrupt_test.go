@@ -102,9 +102,9 @@ func TestInterruptedRunKeepsRows(t *testing.T) {
 	if len(lines)-1 != k {
 		t.Errorf("%d rows, want the %d computed before the interrupt", len(lines)-1, k)
 	}
-	// Rows are consecutive rounds 1..k of the single racer.
+	// Rows are consecutive rounds 0..k−1 of the single racer.
 	for i, l := range lines[1:] {
-		if f := strings.Split(l, ","); f[1] != strconv.Itoa(i+1) {
+		if f := strings.Split(l, ","); f[1] != strconv.Itoa(i) {
 			t.Fatalf("row %d has round %s", i+1, f[1])
 		}
 	}

@@ -39,16 +39,14 @@ func TestSweepCSVShape(t *testing.T) {
 		points       int
 		trials       string
 	}{
-		{"fedgain-model", "gamma", []string{"fg_scarce", "fg_rich"}, 25, "3"},
-		{"fedgain-covariate", "subspace_dim", []string{"fg_scarce", "fg_rich"}, 100, "1"},
-		{"polynomial", "samples", []string{"mse", "inv_mse"}, 10, "7"},
+		{"fedgain-model", "gamma", fgColumns("gamma_realised"), 25, "3"},
+		{"fedgain-covariate", "subspace_dim", fgColumns(), 100, "1"},
+		{"polynomial", "samples", []string{"mse_mean", "mse_std", "inv_mse_mean", "inv_mse_std", "inv_mse_trial_mean", "inv_mse_trial_std",
+			"total_samples_mean", "total_samples_std"}, 10, "7"},
 	} {
 		t.Run(test.preset, func(t *testing.T) {
 			header, rows := readCSV(t, sweepSmall(t, test.preset))
-			want := []string{"algorithm", test.knob, "trials"}
-			for _, m := range test.metrics {
-				want = append(want, m+"_mean", m+"_std")
-			}
+			want := append([]string{"algorithm", test.knob, "trials"}, test.metrics...)
 			if strings.Join(header, ",") != strings.Join(want, ",") {
 				t.Fatalf("header %v, want %v", header, want)
 			}
@@ -64,8 +62,11 @@ func TestSweepCSVShape(t *testing.T) {
 					t.Fatalf("row %v: trials %s, want %s", r, r[2], test.trials)
 				}
 				for k, f := range r[1:] {
-					if f == "" && test.trials == "1" && k >= 3 && k%2 == 1 {
-						continue // no standard deviation of one trial
+					name := header[k+1]
+					// No standard deviation of one trial, and none of 1/(mean MSE),
+					// a statistic of the trials' mean.
+					if f == "" && strings.HasSuffix(name, "_std") && (test.trials == "1" || name == "inv_mse_std") {
+						continue
 					}
 					if v, err := strconv.ParseFloat(f, 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 						t.Fatalf("row %v: field %q is not a finite number ≥ 0", r, f)
@@ -161,4 +162,18 @@ func TestNewtonSweepBadInput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fgColumns are the columns of a federation-gain sweep (PAPERS.md §8
+// CORRECTED): per gainer the mean and spread of the per-trial FG, its
+// median and 10–90 % quantiles; then any extra statistic with mean and std.
+func fgColumns(extra ...string) []string {
+	var out []string
+	for _, g := range []string{"fg_scarce", "fg_rich"} {
+		out = append(out, g+"_mean", g+"_std", g+"_median", g+"_p10", g+"_p90")
+	}
+	for _, e := range extra {
+		out = append(out, e+"_mean", e+"_std")
+	}
+	return out
 }
