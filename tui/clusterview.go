@@ -196,16 +196,23 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	return fitBox(strings.Join(lines, "\n"), w, h)
 }
 
-// pickMember chooses which of a band's members row q of n shows: the first
-// `wrong` members (the misclustered ones) one per row while rows last, then
-// evenly spread over the rest.
+// pickMember chooses which of a band's members row q of n shows. The
+// band's clients are ordered wrong ones first; the wrong ones get rows in
+// proportion to their share of the band (at least one when there is any,
+// so 2 % stays visible), the others the rest, each group sampled evenly.
 func pickMember(members, rows, q, wrong int) int {
-	if q < min(wrong, rows-1) || members <= rows {
+	if members <= rows {
 		return min(q, members-1)
 	}
-	shownWrong := min(wrong, rows-1)
-	rest, restRows := members-shownWrong, rows-shownWrong
-	return shownWrong + min(rest-1, int((float64(q-shownWrong)+0.5)*float64(rest)/float64(restRows)))
+	wrongRows := 0
+	if wrong > 0 {
+		wrongRows = min(max(1, int(math.Round(float64(rows)*float64(wrong)/float64(members)))), rows-1, wrong)
+	}
+	if q < wrongRows {
+		return min(wrong-1, int((float64(q)+0.5)*float64(wrong)/float64(wrongRows)))
+	}
+	rest, restRows := members-wrong, rows-wrongRows
+	return wrong + min(rest-1, int((float64(q-wrongRows)+0.5)*float64(rest)/float64(restRows)))
 }
 
 // bandOrder returns, per true cluster, its clients in display order: those

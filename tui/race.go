@@ -30,9 +30,12 @@ const (
 // (DESIGN.md, "Playback"). < and > move along the ladder; maxPace reveals
 // every round as soon as it is computed.
 var (
-	maxPace    = math.Inf(1)
+	maxPace    = MaxPace
 	paceLadder = []float64{1, 2, 5, 10, 20, 50, 100, maxPace}
 )
+
+// MaxPace reveals every round as soon as it is computed (--pace max).
+var MaxPace = math.Inf(1)
 
 // defaultDuration is how long a preset's rounds take to draw at the default
 // pace: the paradox's 150 rounds over 9 s, so a class sees s=1 keep falling

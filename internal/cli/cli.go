@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -33,7 +34,7 @@ const (
 // Main runs fedscope with the arguments after the program name and returns
 // the exit status: a headless subcommand, or the explorer.
 func Main(ctx context.Context, args []string, version string, stdout, stderr io.Writer) int {
-	app := &app{catalog: registry.Catalog(), engine: experiment.NewEngine(), stdout: stdout, stderr: stderr}
+	app := &app{version: version, catalog: registry.Catalog(), engine: experiment.NewEngine(), stdout: stdout, stderr: stderr}
 	if len(args) > 0 {
 		switch args[0] {
 		case "--version", "-version", "version":
@@ -48,6 +49,7 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 
 // app is one invocation: the families, the engine and the output streams.
 type app struct {
+	version        string
 	catalog        *experiment.Catalog
 	engine         *experiment.Engine
 	stdout, stderr io.Writer
@@ -59,6 +61,8 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	fs := newFlagSet("fedscope")
 	var sf scenarioFlags
 	sf.register(fs)
+	pace := fs.String("pace", "", "playback pace: rounds per second, or max (default: the preset drawn over 9 s)")
+	theme := fs.String("theme", "", "colours: dark, light or mono (default: from the terminal's background)")
 	if err := parseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(a.stdout, usage)
@@ -70,6 +74,7 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.report(err)
 	}
+	var exitLine string
 	if f, ok := a.stdout.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
 		cmd := "run"
 		if sc.IsSweep() {
@@ -79,9 +84,31 @@ func (a *app) explore(ctx context.Context, args []string) int {
 			"  fedscope %s --preset %s --format csv\n", cmd, sc.Preset)
 		return ExitUsage
 	}
-	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout); err != nil {
+	opts := []tui.Option{tui.WithVersion(a.version), tui.WithExitLine(func(line string) { exitLine = line })}
+	switch p := strings.TrimSpace(*pace); {
+	case p == "":
+	case p == "max":
+		opts = append(opts, tui.WithPace(tui.MaxPace))
+	default:
+		v, err := strconv.ParseFloat(p, 64)
+		if err != nil || !(v > 0) || v > 1e6 {
+			return a.report(experiment.Errorf("--pace %q: allowed: a number of rounds per second > 0, or max", p))
+		}
+		opts = append(opts, tui.WithPace(v))
+	}
+	switch *theme {
+	case "":
+	case "dark", "light", "mono":
+		opts = append(opts, tui.WithTheme(*theme))
+	default:
+		return a.report(experiment.Errorf("--theme %q: allowed: dark, light or mono", *theme))
+	}
+	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil {
 		fmt.Fprintf(a.stderr, "fedscope: %v\n", err)
 		return ExitFailure
+	}
+	if exitLine != "" {
+		fmt.Fprintln(a.stdout, exitLine) // what was on screen, to run again
 	}
 	return ExitOK
 }
