@@ -140,7 +140,7 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}}
 	if p, ok := data.(*model.Problem); ok {
 		f.Summary = summary(c, p.Fed.RealisedGamma)
-		f.Levels = []experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}
+		f.Levels = append([]experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}, lsTheory(c)...)
 	}
 	return f
 }

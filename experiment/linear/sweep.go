@@ -23,9 +23,16 @@ import (
 func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 	if cfg(sc).Kind == polynomialKind {
 		ms, _ := polynomialMetrics()
+		ms[0].Theory = polynomialTheory(sc, false)
+		ms[1].Theory = polynomialTheory(sc, true)
 		return ms
 	}
-	ms, _ := fedGainMetrics(sc)
+	ms, roles := fedGainMetrics(sc)
+	for i, r := range roles {
+		if r.stat == statMean && r.gainer >= 0 {
+			ms[i].Theory = fedGainTheory(sc, r.gainer)
+		}
+	}
 	return ms
 }
 
