@@ -18,7 +18,7 @@ func BenchmarkKeyToTrajectory(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		h.key(keys[i%2])
-		if r := h.race(); r.state != stateDone || r.table.Len() != 600 {
+		if r := h.race(); r.state != stateDone || r.table.Len() != 604 { // rounds 0..150 of 4 racers
 			b.Fatalf("state %v, %d rows", r.state, r.table.Len())
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkRevealAtMax(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		h := newHarness(b, preset(b, "paradox"), WithPace(maxPace)).start()
 		h.tick(frameInterval)
-		if h.race().revealed != 150 {
+		if h.race().revealed != 151 { // rounds 0..150
 			b.Fatal("not all rounds revealed")
 		}
 		_ = h.m.View()
