@@ -80,7 +80,7 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 	h.tick(frameInterval)
 	screen := h.screen()
 	for _, want := range []string{"FedMD + FedAvg s=5", "FedAvg s=5, random init", "cluster distance", "misclustered",
-		"round 162/162", "done", "γ=", "κ="} {
+		"round 180/180", "done", "γ=", "κ="} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}

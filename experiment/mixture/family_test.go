@@ -73,7 +73,7 @@ func TestMixturePresetReachesTruth(t *testing.T) {
 		if res.Racers[0].Label != "FedMD + FedAvg s=5" || res.Racers[1].Label != "FedAvg s=5, random init" {
 			t.Fatalf("labels %q, %q", res.Racers[0].Label, res.Racers[1].Label)
 		}
-		if two.Index != 162 || two.Phase != 2 {
+		if two.Index != 180 || two.Phase != 2 {
 			t.Fatalf("seed %d: last round %d in phase %d", seed, two.Index, two.Phase)
 		}
 		twoDist, baseDist := two.Value(distIdx), base.Value(distIdx)
