@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -100,6 +102,27 @@ type chartGeom struct {
 	roundOfCol []int   // the round each column shows (1-based)
 }
 
+// cellsOf counts the cells a sampled curve covers (its points and the
+// vertical connectors between them).
+func (g chartGeom) cellsOf(vals []float64) int {
+	n := 0
+	for x := 0; x+1 < len(vals); x++ {
+		a, b := vals[x], vals[x+1]
+		if math.IsNaN(a) || math.IsNaN(b) || a < g.lo-g.step || a > g.hi+g.step || b < g.lo-g.step || b > g.hi+g.step {
+			continue
+		}
+		n += 1 + abs(g.rowOf(a)-g.rowOf(b))
+	}
+	return n
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // rowOf returns the plot row (0 at the top) of a plotted value, exactly as
 // asciigraph computes it.
 func (g chartGeom) rowOf(v float64) int {
@@ -166,8 +189,22 @@ func drawChart(c chartSpec) (string, chartGeom) {
 	for _, s := range c.overlays {
 		all = append(all, sample(s))
 	}
-	for _, s := range c.curves {
-		all = append(all, sample(s))
+	// Racers are drawn steepest first, so that the flat curves — the
+	// plateaus a lesson is about — are drawn last and are not cut by the
+	// connectors of curves that pass through them.
+	curves := make([]series, len(c.curves))
+	cells := make([]int, len(c.curves))
+	for i, s := range c.curves {
+		curves[i] = sample(s)
+		cells[i] = g.cellsOf(curves[i].values)
+	}
+	order := make([]int, len(curves))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(cells[b], cells[a]) })
+	for _, i := range order {
+		all = append(all, curves[i])
 	}
 	data := make([][]float64, len(all))
 	chars := make([]asciigraph.CharSet, len(all))
