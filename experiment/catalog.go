@@ -81,6 +81,10 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 		return sc.Set(key, value)
 	}
 	if k, ok := c.Opener(key); ok && strings.TrimSpace(value) != "" {
+		if sc.IsSweep() {
+			return Errorf("%s=%q: %s is a sweep, and %s= opens a run; race the file with: fedscope run --set %s=PATH",
+				key, value, sc.Preset, key, key)
+		}
 		base := k.Open(sc.Seed)
 		if err := base.Set(key, value); err != nil {
 			return err
@@ -99,9 +103,22 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 	}
 	if len(owners) > 0 {
 		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s; its keys: %s",
-			key, value, strings.Join(owners, ", "), sc.Preset, strings.Join(sc.KnobNames(), ", "))
+			key, value, strings.Join(owners, ", "), sc.Preset, strings.Join(settable(*sc), ", "))
 	}
-	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))
+	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))
+}
+
+// settable lists the keys a person may set on sc: its keys but the knob
+// its sweep varies and the knobs whose Needs key is unset (which Set
+// refuses).
+func settable(sc Scenario) []string {
+	var out []string
+	for _, k := range sc.Knobs() {
+		if k.Name != sc.Sweep.Knob && (k.Needs == "" || sc.Get(k.Needs) != "") {
+			out = append(out, k.Name)
+		}
+	}
+	return out
 }
 
 // Apply applies "key=value" assignments in order, the early ones (keys that
