@@ -109,12 +109,11 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 }
 
 // settable lists the keys a person may set on sc: its keys but the knob
-// its sweep varies and the knobs whose Needs key is unset (which Set
-// refuses).
+// its sweep varies and the knobs that Refuse it (which Set refuses).
 func settable(sc Scenario) []string {
 	var out []string
 	for _, k := range sc.Knobs() {
-		if k.Name != sc.Sweep.Knob && (k.Needs == "" || sc.Get(k.Needs) != "") {
+		if k.Name != sc.Sweep.Knob && (k.Refuse == nil || k.Refuse(sc) == "") {
 			out = append(out, k.Name)
 		}
 	}

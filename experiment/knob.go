@@ -22,10 +22,11 @@ type Knob struct {
 	// assigning it there first switches to Open(seed), a scenario of the
 	// knob's family (data= opens the data-file scenario of paper 003).
 	Open func(seed uint64) Scenario
-	// Needs, when set, names a key that must have a value before this one
-	// applies (test= needs data=): until then the knob is left out of the
-	// keys an error lists, and setting it is refused with that reason.
-	Needs string
+	// Refuse, when set, says why the knob cannot be set on a scenario (""
+	// when it can): test= needs data= first, the local-size sweep derives
+	// samples. Such a knob is left out of the keys an error lists, and
+	// setting it is refused with that reason.
+	Refuse func(sc Scenario) string
 
 	get func(*Scenario) string
 	set func(*Scenario, string) error

@@ -104,8 +104,10 @@ func (sc *Scenario) setKnob(key, value string) error {
 	if !ok {
 		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))}
 	}
-	if k.Needs != "" && sc.Get(k.Needs) == "" {
-		return &InputError{Msg: fmt.Sprintf("%s=%q: applies only once %s= is set (set %s=… first)", key, value, k.Needs, k.Needs)}
+	if k.Refuse != nil {
+		if why := k.Refuse(*sc); why != "" {
+			return &InputError{Msg: fmt.Sprintf("%s=%q: %s", key, value, why)}
+		}
 	}
 	if err := k.set(sc, strings.TrimSpace(value)); err != nil {
 		// The knob's error says what is wrong and what is allowed (the

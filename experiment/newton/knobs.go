@@ -118,13 +118,13 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 // samplesKnob is |D_j|; the local-size sweep derives it from total_samples.
 func samplesKnob() experiment.Knob {
 	k := experiment.IntKnob("samples", "samples |D_j| per client (synthetic)", 1, maxSamples, func(c *Config) *int { return &c.Data.Samples })
-	return experiment.NewKnob(k.Name, k.Help, func(s *experiment.Scenario) string { return k.Get(*s) },
-		func(s *experiment.Scenario, v string) error {
-			if s.Sweep.Knob == "clients" {
-				return fmt.Errorf("the local-size sweep sets samples = total_samples/clients; set total_samples")
-			}
-			return experiment.SetKnob(k, s, v)
-		})
+	k.Refuse = func(sc experiment.Scenario) string {
+		if sc.Sweep.Knob == "clients" {
+			return "the local-size sweep sets samples = total_samples/clients; set total_samples"
+		}
+		return ""
+	}
+	return k
 }
 
 // testKnob is test=, a test file beside the data file.
@@ -140,7 +140,12 @@ func testKnob() experiment.Knob {
 			c.Data.TestPath = v
 			return nil
 		})
-	k.Needs = "data"
+	k.Refuse = func(sc experiment.Scenario) string {
+		if cfg(sc).Data.DataPath == "" {
+			return "applies only once data= is set (set data=… first)"
+		}
+		return ""
+	}
 	return k
 }
 

@@ -22,60 +22,88 @@ type ridgeSize struct {
 	outputs   int // C: 1, or the number of classes
 	testRows  int
 	inputRows int // rows of the input data (training and test) held as d-vectors
+	// equal is true when every client holds |D|/m rows (synthetic data
+	// without a Dirichlet size split); otherwise the split is bounded.
+	equal bool
 }
 
-// bytes returns the estimate (PAPERS.md §4.1 for the statistics):
-//   - the inputs, rows × d, and the feature map Ω, d × M;
-//   - per client H_j: an M×M Cholesky factor when |D_j| ≥ M, or Φ_j
-//     (|D_j|×M) and the |D_j|×|D_j| kernel factor when |D_j| < M; both are
-//     at most min(2M², 2|D_j|M) numbers, so the clients together hold at
-//     most min(2mM², 2|D|M) whatever the split (a Dirichlet split is
-//     uneven), and FedProx factors H_j + μI once more;
-//   - the pooled H the same way (M² or |D|M + |D|²), b_j and b (M×C each),
-//     the test features (test rows × M) and the racers' buffers;
-//   - per worker of the parallel loops one block of features (256 × M) and
-//     its targets.
-func (s ridgeSize) bytes(racers int) uint64 {
-	m, M, C := s.clients, s.features, max(s.outputs, 1)
-	clientsH := min(experiment.Floats(2, m, M, M), experiment.Floats(2, s.rows, M))
-	pooled := experiment.Floats(M, M)
-	if s.rows < M {
-		pooled = experiment.SatAdd(experiment.Floats(s.rows, M), experiment.Floats(s.rows, s.rows))
+// statistics returns the numbers model.NewRidge and the FedProx racers
+// hold for the clients' and the pooled Hessians (PAPERS.md §4.1):
+//   - when |D| ≥ M the pooled H is primal, and every client first forms
+//     its M×M Gram matrix (all are alive until they are summed): m·M²;
+//     a client with |D_j| < M also keeps Φ_j and its |D_j|² kernel factor;
+//   - when |D| < M everything is dual: Φ_j and the kernel of every
+//     client, and the pooled Φ (|D|×M) with its |D|² kernel;
+//   - FedProx factors H_j + μI once more: M² or |D_j|² per client.
+//
+// With unequal clients the sums over j use Σ|D_j|·M ≤ |D|·M and
+// Σ|D_j|² ≤ |D|², bounds that hold for any split.
+func (s ridgeSize) statistics() (hessians, prox uint64) {
+	m, M, N := s.clients, s.features, s.rows
+	small := experiment.SatAdd(experiment.Floats(N, M), experiment.Floats(N, N)) // Σ over clients with |D_j| < M
+	proxSmall := experiment.Floats(N, N)
+	if s.equal && m > 0 {
+		nj := N / m
+		if nj >= M {
+			small, proxSmall = 0, experiment.Floats(m, M, M)
+		} else {
+			small = experiment.Floats(m, nj, M+nj)
+			proxSmall = experiment.Floats(m, nj, nj)
+		}
 	}
-	workers := runtime.GOMAXPROCS(0)
+	if N >= M {
+		hessians = experiment.SatAdd(experiment.Floats(m, M, M), small, experiment.Floats(M, M))
+	} else {
+		hessians = experiment.SatAdd(small, experiment.Floats(N, M), experiment.Floats(N, N))
+	}
+	prox = min(experiment.SatAdd(proxSmall), experiment.Floats(m, M, M))
+	return hessians, prox
+}
+
+// bytes returns the estimate: the inputs (rows × d) and the feature map Ω
+// (d × M); the statistics above; b_j, b, w_KRR and w_DKRR (M×C each); the
+// test features (test rows × M); the racers' buffers; and per worker of
+// the parallel loops one block of 256 feature rows.
+func (s ridgeSize) bytes(racers int) uint64 {
+	M, C := s.features, max(s.outputs, 1)
+	hessians, prox := s.statistics()
 	return experiment.SatAdd(
 		experiment.Floats(s.inputRows, s.in+1),
 		experiment.Floats(s.in, M),
-		clientsH, clientsH, // H_j, and H_j + μI for FedProx
-		pooled,
-		experiment.Floats(m+4, M, C), // b_j, b, w_KRR, w_DKRR
+		hessians, prox,
+		experiment.Floats(s.clients+4, M, C),
 		experiment.Floats(s.testRows, M),
-		experiment.Floats(racers, 3, M+s.testRows, C), // RidgeWork per racer
-		experiment.Floats(workers, 256, M+C),
+		experiment.Floats(racers, 3, M+s.testRows, C),
+		experiment.Floats(runtime.GOMAXPROCS(0), 256, M+C),
 	)
 }
 
 // dominant names the knob that drives a synthetic estimate: the term of
 // bytes that is largest — the input rows (samples, or test_size when the
-// test set is the larger part), the clients' statistics (clients when
-// there are more clients than features allow, else samples), the feature
-// map and pooled statistics (rff_dim), or the test features (test_size).
+// test set is the larger part), the clients' statistics (rff_dim when M is
+// the larger factor of m·M², clients otherwise; samples for the dual
+// statistics), the feature map (rff_dim), or the test features
+// (test_size).
 func (s ridgeSize) dominant(d Data) string {
 	M := float64(s.features)
 	rowsKnob := "samples"
 	if d.TestSize > d.Clients*d.Samples {
 		rowsKnob = "test_size"
 	}
-	clientsKnob := "samples"
-	if s.clients*s.features > s.rows {
-		clientsKnob = "clients"
+	hessians, prox := s.statistics()
+	statsKnob := "samples"
+	if s.rows >= s.features {
+		statsKnob = "rff_dim"
+		if s.clients > s.features {
+			statsKnob = "clients"
+		}
 	}
 	knob, most := rowsKnob, float64(s.inputRows)*float64(s.in+1)
 	for _, t := range []struct {
 		knob  string
 		count float64
 	}{
-		{clientsKnob, 2 * min(2*float64(s.clients)*M*M, 2*float64(s.rows)*M)},
+		{statsKnob, float64(hessians+prox) / 8},
 		{"rff_dim", M*M + float64(s.in)*M},
 		{"test_size", float64(s.testRows) * M},
 	} {
@@ -100,7 +128,7 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	}
 	rows := d.Clients * d.Samples
 	s := ridgeSize{clients: d.Clients, rows: rows, in: d.Dim, features: d.RFFDim, outputs: 1,
-		testRows: d.TestSize, inputRows: rows + d.TestSize}
+		testRows: d.TestSize, inputRows: rows + d.TestSize, equal: d.DirichletC == 0}
 	return s.bytes(racers), s.dominant(d)
 }
 
