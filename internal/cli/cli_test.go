@@ -138,7 +138,9 @@ func TestCSVWithBOM(t *testing.T) {
 // (internal/output tests every kind in detail).
 func TestOutTargets(t *testing.T) {
 	dir := t.TempDir()
-	args := func(out string) []string { return []string{"run", "--preset", "paradox", "--rounds", "2", "--out", out} }
+	args := func(out string) []string {
+		return []string{"run", "--preset", "paradox", "--rounds", "2", "--out", out}
+	}
 
 	regular := filepath.Join(dir, "regular.csv")
 	os.WriteFile(regular, []byte("old\n"), 0o640)

@@ -33,7 +33,9 @@ func keepOwner(f *os.File, st fs.FileInfo) {
 
 // openFIFO opens a FIFO for writing, which waits until a reader opens it.
 // When ctx ends first, the wait is ended by opening the FIFO for reading
-// ourselves (then both ends are closed) and ctx.Err() is returned.
+// ourselves; the writing end is then returned all the same (nothing will
+// be written to it: the run sees the cancelled context), so that a reader
+// that came at the same moment is not mistaken for none.
 func openFIFO(ctx context.Context, path string) (*os.File, error) {
 	type result struct {
 		f   *os.File
@@ -48,13 +50,12 @@ func openFIFO(ctx context.Context, path string) (*os.File, error) {
 	case r := <-ch:
 		return r.f, r.err
 	case <-ctx.Done():
-		if rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-			r := <-ch
-			if r.f != nil {
-				r.f.Close()
-			}
-			rd.Close()
-		}
-		return nil, ctx.Err()
 	}
+	rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, ctx.Err() // the open cannot be ended; it is left behind
+	}
+	defer rd.Close()
+	r := <-ch
+	return r.f, r.err
 }
