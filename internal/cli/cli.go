@@ -130,8 +130,8 @@ func (a *app) explore(ctx context.Context, args []string) int {
 		if sc.IsSweep() {
 			cmd = "sweep"
 		}
-		fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run\n"+
-			"  fedscope %s --preset %s --format csv\n", cmd, sc.Preset)
+		fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run: fedscope %s --preset %s --format csv\n",
+			cmd, sc.Preset)
 		return ExitUsage
 	}
 	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout); err != nil && ctx.Err() == nil {

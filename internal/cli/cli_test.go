@@ -275,3 +275,12 @@ func TestInterruptBeforeAnyRowLeavesTarget(t *testing.T) {
 		t.Errorf("status %d, file %q, stderr %q; want 130, the file untouched and a message saying so", status, b, errb.String())
 	}
 }
+
+// TestExplorerWithoutTerminal says in one line how to run headless.
+func TestExplorerWithoutTerminal(t *testing.T) {
+	status, _, stderr := run(t, "--preset", "fedgain-model")
+	if status != ExitUsage || !strings.Contains(stderr, "fedscope sweep --preset fedgain-model") {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+	oneLineMessage(t, stderr)
+}

@@ -157,3 +157,34 @@ func TestInterruptTwice(t *testing.T) {
 	}
 	explorer.Store(false)
 }
+
+// TestWriteFailureRescuesRows points --out at a device that refuses every
+// write (a "full" device, made with mknod in a temporary directory as
+// root): the rows are kept in fedscope-rows.csv in the working directory,
+// the message says where, the status is 1, and the device stays a device.
+func TestWriteFailureRescuesRows(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mknod of a character device needs root; skipped")
+	}
+	dir := t.TempDir()
+	full := dir + "/full"
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err != nil {
+		t.Skipf("mknod of a full device failed (%v); skipped", err)
+	}
+	cmd := exec.Command(os.Args[0], "run", "--preset", "paradox", "--rounds", "3", "--out", full)
+	cmd.Env = append(os.Environ(), "FEDSCOPE_CLI_CHILD=1")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Start()
+	if status := wait(t, cmd); status != ExitFailure || !strings.Contains(stderr.String(), "the 12 rows are in fedscope-rows.csv instead") {
+		t.Errorf("status %d, stderr %q; want 1 and the rescue file named", status, stderr)
+	}
+	b, err := os.ReadFile(dir + "/fedscope-rows.csv")
+	if recs, _ := csv.NewReader(bytes.NewReader(b)).ReadAll(); err != nil || len(recs) != 13 {
+		t.Errorf("rescue file: %d records, %v; want the header and 12 rows", len(recs), err)
+	}
+	if st, err := os.Stat(full); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("%s is no longer a character device: %v", full, err)
+	}
+}
