@@ -241,11 +241,11 @@ func loadFiles(ctx context.Context, sc experiment.Scenario) (train, test *datase
 	}
 	classify := n.Task == "classification" || (n.Task != "regression" && datasets.Categorical(train, test))
 	if classify {
-		if k := datasets.Distinct(datasets.MaxClasses, train, test); k > datasets.MaxClasses {
+		k := datasets.Distinct(datasets.MaxClasses, train, test)
+		if k > datasets.MaxClasses {
 			return nil, nil, experiment.Errorf("%q: more than %d distinct labels, too many classes (task=classification allows at most %d); set task=regression",
 				n.DataPath, datasets.MaxClasses, datasets.MaxClasses)
 		}
-		k := datasets.Distinct(datasets.MaxClasses, train, test)
 		if err := checkFile(ctx, sc, strconv.Quote(n.DataPath), train.N, test.N, train.Dim, k); err != nil {
 			return nil, nil, err
 		}

@@ -54,7 +54,9 @@ func (k Kind) String() string {
 
 // Options are what Open needs besides the path.
 type Options struct {
-	// Stdout receives the rows for the path "-" (and an empty path).
+	// Stdout receives the rows for the path "-" (and an empty path); nil
+	// refuses those paths (the explorer, whose standard output is the
+	// screen).
 	Stdout io.Writer
 	// Inputs are the files the run reads: a target that is one of them is
 	// refused.
@@ -79,11 +81,14 @@ type Target struct {
 // what each kind of path means). It waits for a reader on a FIFO (ctx ends
 // the wait). Its errors are *experiment.InputError.
 func Open(ctx context.Context, path string, opt Options) (*Target, error) {
-	if path == "" || path == "-" {
-		return &Target{Path: path, Kind: Stdout, stdout: opt.Stdout}, nil
-	}
 	bad := func(format string, args ...any) error {
 		return &experiment.InputError{Msg: fmt.Sprintf("--out %q: ", path) + fmt.Sprintf(format, args...)}
+	}
+	if path == "" || path == "-" {
+		if opt.Stdout == nil { // the explorer: standard output is the screen
+			return nil, bad("standard output is not available here; give a file name")
+		}
+		return &Target{Path: path, Kind: Stdout, stdout: opt.Stdout}, nil
 	}
 	if fd, ok := descriptor(path); ok {
 		return openDescriptor(path, fd, bad)

@@ -306,6 +306,10 @@ func TestStdout(t *testing.T) {
 	if _, err := os.Stat("-"); err == nil {
 		t.Error(`a file named "-" was created`)
 	}
+	var ie *experiment.InputError
+	if _, err := Open(context.Background(), "-", Options{}); !errors.As(err, &ie) {
+		t.Errorf(`Open("-") without a standard output: err = %v, want an InputError`, err)
+	}
 }
 
 // TestDescriptor writes to /dev/fd/N of a pipe: directly, into the pipe.
