@@ -37,7 +37,7 @@ const (
 // before Main writes the rows computed so far itself and returns: a racer
 // stops at its next round, but a factorisation under way in the data
 // preparation cannot be interrupted.
-const Grace = 500 * time.Millisecond
+const Grace = 300 * time.Millisecond
 
 // Main runs fedscope with the arguments after the program name and returns
 // the exit status: a headless subcommand, or the explorer. Cancelling ctx
