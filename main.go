@@ -19,8 +19,12 @@ import (
 var version, commit, date string
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// main is the one owner of SIGINT, SIGTERM and SIGHUP (cli.Interrupt):
+	// the explorer runs without Bubble Tea's signal handler.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go cli.Interrupt(sigs, cancel, func(s string) { fmt.Fprint(os.Stderr, s) }, os.Exit)
 	os.Exit(cli.Main(ctx, os.Args[1:], versionString(), os.Stdout, os.Stderr))
 }
 

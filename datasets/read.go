@@ -3,9 +3,11 @@ package datasets
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,6 +25,23 @@ const MaxFileEntries = 100_000_000
 // maxLine bounds one line of a data file.
 const maxLine = 64 << 20
 
+// MaxFeatureIndex bounds the feature indices of a LIBSVM file: a file is
+// stored densely (rows × largest index), so an index of 10⁸ in a two-line
+// file would ask for gigabytes. A million features is far beyond the data
+// sets of the papers (pendigits has 16, MNIST 784).
+const MaxFeatureIndex = 1_000_000
+
+// MaxClasses bounds the classes of a classification task: every class is a
+// column of the one-hot targets of every client (PAPERS.md §8, paper 003).
+const MaxClasses = 1000
+
+// checkEvery is how many lines the readers read between two looks at their
+// context.
+const checkEvery = 4096
+
+// utf8BOM is the byte-order mark some editors put at the start of a file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // FileError is a problem in a data file, located by file name and line:
 // "train.libsvm:12: index 0 is not a positive whole number".
 type FileError struct {
@@ -33,9 +52,20 @@ type FileError struct {
 
 func (e *FileError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", displayName(e.File), e.Line, e.Msg)
 	}
-	return e.File + ": " + e.Msg
+	return displayName(e.File) + ": " + e.Msg
+}
+
+// displayName is a file name as a message shows it: quoted when it holds a
+// character that is not printable (a line break would split the message).
+func displayName(name string) string {
+	for _, r := range name {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(name)
+		}
+	}
+	return name
 }
 
 // Format is a data-file format.
@@ -52,24 +82,113 @@ const (
 // applies to CSV. Errors are *FileError (or the open error, wrapped with the
 // path).
 func ReadFile(path string, f Format, labelLast bool) (*Set, error) {
-	fh, err := os.Open(path)
+	return ReadFileContext(context.Background(), path, ReadOptions{Format: f, LabelLast: labelLast})
+}
+
+// ReadOptions are the settings of ReadFileContext.
+type ReadOptions struct {
+	Format    Format
+	LabelLast bool // CSV: the label is the last column
+	// Check, if set, is called after the first pass has counted the rows and
+	// the features and before anything is allocated for them; an error stops
+	// the read (the memory guard of a family: rows × features × the random
+	// features it will map them to).
+	Check func(rows, dim int) error
+}
+
+// ReadFileContext is ReadFile that checks ctx between blocks of lines (so
+// Ctrl-C ends the read of a large file at once) and calls opt.Check before
+// allocating. A path that is not a regular file (a FIFO, a device, a
+// directory, a socket) is refused without blocking on it.
+func ReadFileContext(ctx context.Context, path string, opt ReadOptions) (*Set, error) {
+	fh, err := openRegular(path)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read data file: %w", err)
+		return nil, err
 	}
 	defer fh.Close()
-	if st, err := fh.Stat(); err == nil && st.IsDir() {
-		return nil, &FileError{File: path, Msg: "is a directory, not a data file"}
-	}
+	f := opt.Format
 	if f == FormatAuto {
 		f = FormatLIBSVM
 		if strings.EqualFold(filepath.Ext(path), ".csv") {
 			f = FormatCSV
 		}
 	}
+	r := &reader{ctx: ctx, check: opt.Check}
 	if f == FormatCSV {
-		return ReadCSV(fh, path, labelLast)
+		return r.readCSV(fh, path, opt.LabelLast)
 	}
-	return ReadLIBSVM(fh, path)
+	return r.readLIBSVM(fh, path)
+}
+
+// CheckRegular returns a *FileError when path is not a regular file (or
+// cannot be examined), without opening it: opening a FIFO for reading
+// blocks until a writer appears, and a device may never end.
+func CheckRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &FileError{File: path, Msg: "cannot read data file: " + err.Error()}
+	}
+	return regular(path, st)
+}
+
+// CheckReadable returns a *FileError when path is not a regular file that
+// can be opened for reading; like ReadFileContext it never blocks on a FIFO.
+func CheckReadable(path string) error {
+	f, err := openRegular(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// regular reports a file that is not a regular file as a *FileError.
+func regular(path string, st fs.FileInfo) error {
+	m := st.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	kind := "not a regular file"
+	switch {
+	case m.IsDir():
+		kind = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return &FileError{File: path, Msg: "is " + kind + ", not a data file (a regular LIBSVM or CSV file is needed)"}
+}
+
+// openRegular opens a regular file for reading. It looks at the path first
+// and opens without blocking, then checks what it opened, so a FIFO put in
+// place between the two is refused too instead of hanging the read.
+func openRegular(path string) (*os.File, error) {
+	if err := CheckRegular(path); err != nil {
+		return nil, err
+	}
+	fh, err := openNonblocking(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &FileError{File: path, Msg: "cannot read data file: " + err.Error()}
+	}
+	st, err := fh.Stat()
+	if err == nil {
+		err = regular(path, st)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return fh, nil
 }
 
 // ReadLIBSVM reads the LIBSVM sparse format: one sample per line,
@@ -80,8 +199,19 @@ func ReadFile(path string, f Format, labelLast bool) (*Set, error) {
 // so memory is the data itself; every error names the file and line and
 // nothing panics on malformed input.
 func ReadLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
+	return (&reader{ctx: context.Background()}).readLIBSVM(r, name)
+}
+
+// reader carries what ReadFileContext adds to the readers: the context
+// checked between blocks of lines and the check before allocating.
+type reader struct {
+	ctx   context.Context
+	check func(rows, dim int) error
+}
+
+func (rd *reader) readLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
 	rows, dim := 0, 0
-	err := eachLine(r, name, func(no int, line []byte) error {
+	err := rd.eachLine(r, name, func(no int, line []byte) error {
 		line = stripComment(line)
 		if len(line) == 0 {
 			return nil
@@ -94,6 +224,9 @@ func ReadLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
 				return &FileError{name, no, fmt.Sprintf("%q is not index:value", clip(tok))}
 			}
 			idx, err := strconv.Atoi(string(idxText))
+			if (errors.Is(err, strconv.ErrRange) && idx > 0) || (err == nil && idx > MaxFeatureIndex) {
+				return &FileError{name, no, fmt.Sprintf("feature index %s exceeds %d, the largest fedscope reads (files are stored densely)", clip(idxText), MaxFeatureIndex)}
+			}
 			if err != nil || idx < 1 {
 				return &FileError{name, no, fmt.Sprintf("index %q is not a positive whole number (indices are 1-based)", clip(idxText))}
 			}
@@ -118,12 +251,17 @@ func ReadLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
 	if dim == 0 {
 		return nil, &FileError{File: name, Msg: "no features: every row has only a label"}
 	}
+	if rd.check != nil {
+		if err := rd.check(rows, dim); err != nil {
+			return nil, err
+		}
+	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
 	i := 0
-	err = eachLine(r, name, func(no int, line []byte) error {
+	err = rd.eachLine(r, name, func(no int, line []byte) error {
 		line = stripComment(line)
 		if len(line) == 0 {
 			return nil
@@ -168,9 +306,13 @@ func ReadLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
 // error. Every data line must have the same number of columns. Like
 // ReadLIBSVM it reads r twice and reports file and line on every error.
 func ReadCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
+	return (&reader{ctx: context.Background()}).readCSV(r, name, labelLast)
+}
+
+func (rd *reader) readCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
 	rows, cols, header, colsLine := 0, 0, 0, 0
 	first := true
-	err := eachLine(r, name, func(no int, line []byte) error {
+	err := rd.eachLine(r, name, func(no int, line []byte) error {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			return nil
@@ -214,9 +356,14 @@ func ReadCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	dim := cols - 1
+	if rd.check != nil {
+		if err := rd.check(rows, dim); err != nil {
+			return nil, err
+		}
+	}
 	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
 	i := 0
-	err = eachLine(r, name, func(no int, line []byte) error {
+	err = rd.eachLine(r, name, func(no int, line []byte) error {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || no == header {
 			return nil
@@ -299,12 +446,17 @@ func stripComment(line []byte) []byte {
 	return bytes.TrimSpace(line)
 }
 
-// eachLine calls fn for every line of r (without the line break), numbered
-// from 1. A line longer than maxLine is an error.
-func eachLine(r io.Reader, name string, fn func(no int, line []byte) error) error {
+// eachLine calls fn for every line of r (without the line break, and
+// without a UTF-8 byte-order mark at the start of the file), numbered from
+// 1, and stops with the context's error when it is cancelled. A line longer
+// than maxLine is an error.
+func (rd *reader) eachLine(r io.Reader, name string, fn func(no int, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	var long []byte
 	for no := 1; ; no++ {
+		if no%checkEvery == 0 && rd.ctx.Err() != nil {
+			return rd.ctx.Err()
+		}
 		line, err := br.ReadSlice('\n')
 		for errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long[:0], line...)
@@ -319,6 +471,9 @@ func eachLine(r io.Reader, name string, fn func(no int, line []byte) error) erro
 		}
 		if err != nil && err != io.EOF {
 			return &FileError{name, no, err.Error()}
+		}
+		if no == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if len(line) > 0 {
 			if ferr := fn(no, bytes.TrimRight(line, "\r\n")); ferr != nil {
@@ -352,6 +507,20 @@ func Classify(sets ...*Set) {
 		}
 		s.Classes, s.Names = len(vals), names
 	}
+}
+
+// Distinct returns the number of distinct labels of the sets, counting at
+// most limit+1 (enough to tell that there are more than limit).
+func Distinct(limit int, sets ...*Set) int {
+	seen := map[float64]bool{}
+	for _, s := range sets {
+		for _, y := range s.Y {
+			if seen[y] = true; len(seen) > limit {
+				return len(seen)
+			}
+		}
+	}
+	return len(seen)
 }
 
 // MaxAutoClasses is the most distinct labels a file may have for Categorical

@@ -82,6 +82,10 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 		return sc.Set(key, value)
 	}
 	if k, ok := c.Opener(key); ok && strings.TrimSpace(value) != "" {
+		if sc.IsSweep() {
+			return Errorf("%s=%q: %s is a sweep, and %s= opens a run; race the file with: fedscope run --set %s=PATH",
+				key, value, sc.Preset, key, key)
+		}
 		base := k.Open(sc.Seed)
 		if err := base.Set(key, value); err != nil {
 			return err
@@ -110,9 +114,21 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 			why = ", which is not a sweep"
 		}
 		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s%s; its keys: %s",
-			key, value, strings.Join(owners, ", "), sc.Preset, why, strings.Join(sc.KnobNames(), ", "))
+			key, value, strings.Join(owners, ", "), sc.Preset, why, strings.Join(settable(*sc), ", "))
 	}
-	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))
+	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))
+}
+
+// settable lists the keys a person may set on sc: its keys but the knob
+// its sweep varies and the knobs that Refuse it (which Set refuses).
+func settable(sc Scenario) []string {
+	var out []string
+	for _, k := range sc.Knobs() {
+		if k.Name != sc.Sweep.Knob && (k.Refuse == nil || k.Refuse(sc) == "") {
+			out = append(out, k.Name)
+		}
+	}
+	return out
 }
 
 // Apply applies "key=value" assignments in order, the early ones (keys that

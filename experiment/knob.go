@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -21,6 +22,11 @@ type Knob struct {
 	// assigning it there first switches to Open(seed), a scenario of the
 	// knob's family (data= opens the data-file scenario of paper 003).
 	Open func(seed uint64) Scenario
+	// Refuse, when set, says why the knob cannot be set on a scenario (""
+	// when it can): test= needs data= first, the local-size sweep derives
+	// samples. Such a knob is left out of the keys an error lists, and
+	// setting it is refused with that reason.
+	Refuse func(sc Scenario) string
 
 	get func(*Scenario) string
 	set func(*Scenario, string) error
@@ -73,38 +79,95 @@ func IntKnobOf(name, help string, lo, hi int, field func(*Scenario) *int) Knob {
 		func(s *Scenario, v string) error { return parseInt(v, lo, hi, field(s)) })
 }
 
+// valueError is a knob's refusal of a value: what is wrong with it and
+// what the knob allows, written "reason; allowed: …" after key="value".
+type valueError struct{ reason, allowed string }
+
+func (e *valueError) Error() string { return e.reason + "; allowed: " + e.allowed }
+
 func parseInt(v string, lo, hi int, dst *int) error {
+	allowed := fmt.Sprintf("a whole number in %d..%d", lo, hi)
 	n, err := strconv.Atoi(v)
-	if err != nil {
-		return fmt.Errorf("not a whole number")
-	}
-	if n < lo || n > hi {
-		return fmt.Errorf("out of range")
+	switch {
+	case errors.Is(err, strconv.ErrRange) && n > 0, err == nil && n > hi:
+		return &valueError{"too large", allowed}
+	case errors.Is(err, strconv.ErrRange), err == nil && n < lo:
+		return &valueError{"too small", allowed}
+	case err != nil:
+		return &valueError{"not a whole number", allowed}
 	}
 	*dst = n
 	return nil
 }
 
-// FloatKnob is a real field of C in (0, MaxFloat], or [0, MaxFloat] with
-// zeroOK.
+// MinFloat is the smallest positive value a real-valued knob takes: below
+// it lie numbers with which every computation of the papers underflows to
+// 0 or overflows (1e-320 is subnormal).
+const MinFloat = 1e-100
+
+// FloatKnob is a real field of C in [MinFloat, MaxFloat], with 0 allowed
+// too when zeroOK.
 func FloatKnob[C any](name, help string, zeroOK bool, field func(*C) *float64) Knob {
-	bound := "> 0"
-	if zeroOK {
-		bound = "≥ 0"
+	return FloatKnobMin(name, help, zeroOK, MinFloat, field)
+}
+
+// FloatKnobMin is FloatKnob with a larger smallest positive value lo (e.g.
+// a separation that must stay visible next to the norm of the vectors it
+// separates).
+func FloatKnobMin[C any](name, help string, zeroOK bool, lo float64, field func(*C) *float64) Knob {
+	allowed := "a number > 0"
+	if lo > MinFloat {
+		allowed = fmt.Sprintf("a number ≥ %g", lo)
 	}
-	return TextKnob(name, fmt.Sprintf("%s, a number %s and ≤ %g", help, bound, MaxFloat),
+	if zeroOK {
+		if lo > MinFloat {
+			allowed = "0 or " + allowed
+		} else {
+			allowed = "a number ≥ 0"
+		}
+	}
+	allowed += fmt.Sprintf(" and ≤ %g", MaxFloat)
+	return TextKnob(name, fmt.Sprintf("%s, %s", help, allowed),
 		func(c *C) string { return FormatFloat(*field(c)) },
 		func(c *C, v string) error {
 			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				return fmt.Errorf("not a number")
+			refuse := func(reason string) error { return &valueError{reason, allowed} }
+			if err == nil && x == 0 && underflows(v) {
+				err = strconv.ErrRange // ParseFloat rounds 1e-400 to 0 without saying so
 			}
-			if math.IsNaN(x) || x > MaxFloat || x < 0 || (x == 0 && !zeroOK) {
-				return fmt.Errorf("out of range")
+			switch {
+			case err == nil && math.IsNaN(x):
+				return refuse("NaN is not a number")
+			case err == nil && math.IsInf(x, 0):
+				return refuse("not a finite number")
+			case errors.Is(err, strconv.ErrRange) && x != 0:
+				return refuse("too large")
+			case errors.Is(err, strconv.ErrRange):
+				return refuse(fmt.Sprintf("too small (the smallest is %g)", lo))
+			case err != nil:
+				return refuse("not a number")
+			case x > MaxFloat:
+				return refuse("too large")
+			case x < 0:
+				return refuse("negative")
+			case x == 0 && !zeroOK:
+				return refuse("0 is not allowed")
+			case x != 0 && x < lo:
+				return refuse(fmt.Sprintf("too small (the smallest is %g)", lo))
 			}
 			*field(c) = x
 			return nil
 		})
+}
+
+// underflows reports whether a number that parsed as 0 has a digit other
+// than 0 before its exponent, i.e. was too small for a float64.
+func underflows(v string) bool {
+	if i := strings.IndexAny(v, "eEpP"); i >= 0 {
+		v = v[:i]
+	}
+	v = strings.TrimPrefix(strings.TrimPrefix(v, "0x"), "0X")
+	return strings.ContainsAny(v, "123456789abcdefABCDEF")
 }
 
 // BoolKnob is a true/false field of C.
@@ -114,7 +177,7 @@ func BoolKnob[C any](name, help string, field func(*C) *bool) Knob {
 		func(c *C, v string) error {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return fmt.Errorf("not true or false")
+				return &valueError{"not true or false", "true or false"}
 			}
 			*field(c) = b
 			return nil

@@ -183,7 +183,7 @@ func RacersKnob[C any](kinds []RacerKind, field func(*C) *[]RacerSpec) Knob {
 		func(c *C, v string) error {
 			rs, err := ParseRacers(v, kinds)
 			if err != nil {
-				return err
+				return &valueError{err.Error(), Syntax(kinds)}
 			}
 			*field(c) = rs
 			return nil

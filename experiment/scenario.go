@@ -53,7 +53,7 @@ var commonKnobs = []Knob{
 		set: func(s *Scenario, v string) error {
 			n, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
-				return fmt.Errorf("must be a whole number ≥ 0")
+				return &valueError{"not a whole number ≥ 0", "a whole number in 0..18446744073709551615"}
 			}
 			s.Seed = n
 			return nil
@@ -102,10 +102,17 @@ func (sc *Scenario) Set(key, value string) error {
 func (sc *Scenario) setKnob(key, value string) error {
 	k, ok := sc.Knob(key)
 	if !ok {
-		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(sc.KnobNames(), ", "))}
+		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))}
+	}
+	if k.Refuse != nil {
+		if why := k.Refuse(*sc); why != "" {
+			return &InputError{Msg: fmt.Sprintf("%s=%q: %s", key, value, why)}
+		}
 	}
 	if err := k.set(sc, strings.TrimSpace(value)); err != nil {
-		return &InputError{Msg: fmt.Sprintf("%s=%q: %v (%s)", key, value, err, k.Help)}
+		// The knob's error says what is wrong and what is allowed (the
+		// help would repeat it).
+		return &InputError{Msg: fmt.Sprintf("%s=%q: %v", key, value, err)}
 	}
 	return nil
 }

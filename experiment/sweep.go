@@ -202,7 +202,9 @@ func coarseToFine(n int) []int {
 }
 
 // RunSweep evaluates every (grid point, trial) of a sweep scenario in
-// parallel on GOMAXPROCS workers, calling emit once per finished evaluation
+// parallel on GOMAXPROCS workers (fewer when that many points would not fit
+// in the memory available; a sweep whose largest point does not fit is
+// refused with an *InputError), calling emit once per finished evaluation
 // (never concurrently; in completion order, which varies from run to run —
 // SweepTable's output does not depend on it). It stops at the first error,
 // and returns ctx.Err() when cancelled, after every worker has stopped.
@@ -215,6 +217,10 @@ func RunSweep(ctx context.Context, sc Scenario, emit func(TrialResult)) error {
 		return err
 	}
 	order := sweepOrder(len(sc.Sweep.Grid), sc.Trials)
+	workers, err := sweepWorkers(ctx, sc, min(runtime.GOMAXPROCS(0), len(order)))
+	if err != nil {
+		return err
+	}
 	inner, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -223,7 +229,7 @@ func RunSweep(ctx context.Context, sc Scenario, emit func(TrialResult)) error {
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	for range min(runtime.GOMAXPROCS(0), len(order)) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

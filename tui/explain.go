@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -120,9 +121,16 @@ func exportWith(c *common, sc experiment.Scenario, rows int, partial bool, upTo 
 		sidecar["rounds_exported"] = upTo
 	}
 	return func() tea.Msg {
+		// A new file beside the working directory, never over an existing
+		// one; where the directory cannot be written (a read-only checkout
+		// on stage), the temporary directory instead.
 		path, err := experiment.ExportNew(base, ".csv", write)
 		if err != nil {
-			return exportedMsg{err: err}
+			if p, terr := experiment.ExportNew(filepath.Join(os.TempDir(), base), ".csv", write); terr == nil {
+				path, err = p, nil
+			} else {
+				return exportedMsg{err: err}
+			}
 		}
 		side := strings.TrimSuffix(path, ".csv") + ".json"
 		b, _ := json.MarshalIndent(sidecar, "", "  ")

@@ -52,7 +52,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 	if c.Kind != polynomialKind {
 		out = append(out,
 			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, maxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
-			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
+			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, maxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
 	}
 	out = append(out, experiment.FloatKnob("noise", "label noise σ", true, func(c *Config) *float64 { return &c.Data.Noise }))
 	if c.Kind != polynomialKind {

@@ -22,9 +22,11 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 		mixInt("dim", "feature dimension d", 1, maxDim, func(m *Spec) *int { return &m.Dim }),
 		mixFloat("noise", "label noise σ", true, func(m *Spec) *float64 { return &m.Noise }),
 		mixInt("k", "number of clusters k", 2, datasets.MaxClusters, func(m *Spec) *int { return &m.K }),
-		mixFloat("delta", "separation Δ of the truths (0 = as drawn, at least min_sep)", true, func(m *Spec) *float64 { return &m.Delta }).
+		experiment.FloatKnobMin("delta", "separation Δ of the truths (0 = as drawn, at least min_sep)", true, minDelta,
+			func(c *Config) *float64 { return &c.Spec.Delta }).
 			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Δ", Desc: "separation Δ", Step: stepSeparation}),
-		mixFloat("delta_assumed", "the Δ FedMD is told (0 = the true Δ; set it to misspecify)", true, func(m *Spec) *float64 { return &m.DeltaAssumed }),
+		experiment.FloatKnobMin("delta_assumed", "the Δ FedMD is told (0 = the true Δ; set it to misspecify)", true, minDelta,
+			func(c *Config) *float64 { return &c.Spec.DeltaAssumed }),
 		mixFloat("radius", "norm R of the drawn truths", false, func(m *Spec) *float64 { return &m.Radius }),
 		mixFloat("min_sep", "truths are redrawn until Δ ≥ min_sep", true, func(m *Spec) *float64 { return &m.MinSep }),
 		mixFloat("cov_ratio", "β/α: cluster j has covariance ratio^(j/(k−1))·I (0 or 1 = identity)", true, func(m *Spec) *float64 { return &m.CovRatio }),
@@ -86,6 +88,11 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 			}),
 	}
 }
+
+// minDelta is the smallest separation Δ: the truths are rescaled about
+// their centroid, whose norm is up to the radius R ≤ 10⁶, so a smaller Δ
+// would vanish in rounding (1e-320 gave Δ = 0 and a failed run).
+const minDelta = 1e-6
 
 func mixInt(name, help string, lo, hi int, field func(*Spec) *int) experiment.Knob {
 	return experiment.IntKnob(name, help, lo, hi, func(c *Config) *int { return field(&c.Spec) })

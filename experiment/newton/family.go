@@ -5,8 +5,8 @@
 package newton
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/fedscope/fedscope/datasets"
@@ -169,19 +169,15 @@ func shortPath(p string) string {
 	return p
 }
 
-// readable checks that a data file can be opened, so that a typo is caught
-// when the knob is set.
+// readable checks that a data file is a regular file that can be opened,
+// so that a typo is caught when the knob is set (and a FIFO or a device is
+// refused before anything waits on it). The message leaves out the path,
+// which the knob's error already names.
 func readable(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		if pe, ok := err.(*os.PathError); ok {
-			err = fmt.Errorf("%s: %v", pe.Path, pe.Err)
-		}
-		return fmt.Errorf("cannot read data file: %v", err)
+	err := datasets.CheckReadable(path)
+	var fe *datasets.FileError
+	if errors.As(err, &fe) {
+		return errors.New(fe.Msg)
 	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a directory, not a data file", path)
-	}
-	return nil
+	return err
 }

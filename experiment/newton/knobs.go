@@ -44,18 +44,14 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 		experiment.FloatKnob("bandwidth", "kernel bandwidth σ² (0 = from the median pairwise distance)", true, data(func(d *Data) *float64 { return &d.Bandwidth })),
 		experiment.FloatKnob("lambda", "ridge regularisation λ", false, data(func(d *Data) *float64 { return &d.Lambda })),
 		experiment.FloatKnob("lambda_prox", "FedProx proximal weight λ_prox", false, func(c *Config) *float64 { return &c.LambdaProx }),
-		dataKnob(),
-		experiment.TextKnob("test", "a test file in the data file's format (default: a seeded hold-out split)",
-			func(c *Config) string { return c.Data.TestPath },
-			func(c *Config, v string) error {
-				if v != "" {
-					if err := readable(v); err != nil {
-						return err
-					}
-				}
-				c.Data.TestPath = v
-				return nil
-			}),
+	}
+	// data= is listed only where it is accepted: the sweeps run on
+	// synthetic data.
+	if !sc.IsSweep() {
+		out = append(out, dataKnob())
+	}
+	out = append(out, []experiment.Knob{
+		testKnob(),
 		experiment.TextKnob("partition", "how a data file is dealt to clients: iid or dirichlet",
 			func(c *Config) string {
 				if c.Data.DirichletC > 0 {
@@ -105,7 +101,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 		experiment.BoolKnob("scale", "scale features to [0,1] on the training set", func(c *Config) *bool { return &c.Data.Scale }),
 		experiment.BoolKnob("tune", "grid-search bandwidth and λ on a validation split (§4.5)", func(c *Config) *bool { return &c.Data.Tune }),
 		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
-	}
+	}...)
 	if sc.IsSweep() {
 		out = append(out, experiment.TrialsKnob())
 		if sc.Sweep.Knob == "alpha" || sc.Sweep.Knob == "beta" {
@@ -122,13 +118,35 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 // samplesKnob is |D_j|; the local-size sweep derives it from total_samples.
 func samplesKnob() experiment.Knob {
 	k := experiment.IntKnob("samples", "samples |D_j| per client (synthetic)", 1, maxSamples, func(c *Config) *int { return &c.Data.Samples })
-	return experiment.NewKnob(k.Name, k.Help, func(s *experiment.Scenario) string { return k.Get(*s) },
-		func(s *experiment.Scenario, v string) error {
-			if s.Sweep.Knob == "clients" {
-				return fmt.Errorf("the local-size sweep sets samples = total_samples/clients; set total_samples")
+	k.Refuse = func(sc experiment.Scenario) string {
+		if sc.Sweep.Knob == "clients" {
+			return "the local-size sweep sets samples = total_samples/clients; set total_samples"
+		}
+		return ""
+	}
+	return k
+}
+
+// testKnob is test=, a test file beside the data file.
+func testKnob() experiment.Knob {
+	k := experiment.TextKnob("test", "a test file in the data file's format (default: a seeded hold-out split)",
+		func(c *Config) string { return c.Data.TestPath },
+		func(c *Config, v string) error {
+			if v != "" {
+				if err := readable(v); err != nil {
+					return err
+				}
 			}
-			return experiment.SetKnob(k, s, v)
+			c.Data.TestPath = v
+			return nil
 		})
+	k.Refuse = func(sc experiment.Scenario) string {
+		if cfg(sc).Data.DataPath == "" {
+			return "applies only once data= is set (set data=… first)"
+		}
+		return ""
+	}
+	return k
 }
 
 // dataKnob switches any scenario to a run on a user's data file: the first
@@ -140,7 +158,14 @@ func dataKnob() experiment.Knob {
 		func(s *experiment.Scenario) string { return cfg(*s).Data.DataPath },
 		func(s *experiment.Scenario, v string) error {
 			if v == "" {
-				experiment.Update(s, func(c *Config) { c.Data.DataPath = "" })
+				// No file: back to the synthetic data of newton-rounds
+				// (keeping the seed), whose bandwidth the file run had
+				// left to the median heuristic.
+				if cfg(*s).Data.DataPath != "" {
+					seed := s.Seed
+					*s = newtonRounds()
+					s.Preset, s.Seed = "newton-rounds", seed
+				}
 				return nil
 			}
 			if err := readable(v); err != nil {

@@ -2,9 +2,11 @@ package newton
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"strconv"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -119,13 +121,13 @@ func fileStamp(paths ...string) string {
 func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
 	n := cfg(sc).Data
 	if n.DataPath == "" {
-		_, r, err := synthetic(sc)
+		_, r, err := synthetic(ctx, sc)
 		if err != nil {
 			return nil, err
 		}
 		return &Prepared{Ridge: r}, nil
 	}
-	train, test, err := loadFiles(sc)
+	train, test, err := loadFiles(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +147,9 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 	if err != nil {
 		return nil, &experiment.InputError{Msg: fmt.Sprintf("%s: %v", n.DataPath, err)}
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	clients := make([]*datasets.Set, m)
 	for j, idx := range parts {
 		clients[j] = train.Subset(idx)
@@ -152,7 +157,7 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 	bw, lambda, note := n.Bandwidth, n.Lambda, ""
 	switch {
 	case n.Tune:
-		bw, lambda, note, err = tune(sc, train)
+		bw, lambda, note, err = tune(ctx, sc, train)
 		if err != nil {
 			return nil, err
 		}
@@ -161,9 +166,13 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 		bw = med * med
 		note = fmt.Sprintf("bandwidth σ²=%.3g from the median pairwise distance %.3g", bw, med)
 	}
-	r, err := model.NewRidge(clients, test, model.NewRFF(train.Dim, n.RFFDim, bw, sc.Seed), lambda)
+	rff, err := model.NewRFFContext(ctx, train.Dim, n.RFFDim, bw, sc.Seed)
 	if err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
+		return nil, err
+	}
+	r, err := model.NewRidgeContext(ctx, clients, test, rff, lambda)
+	if err != nil {
+		return nil, prepareError(err)
 	}
 	return &Prepared{Ridge: r, Note: note}, nil
 }
@@ -172,31 +181,49 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 // (seed sc.Seed) and prepares its ridge problem in the seeded random-feature
 // space; the generated data are returned too, for the model-heterogeneity
 // measure that needs the clients' hidden models.
-func synthetic(sc experiment.Scenario) (*datasets.NewtonData, *model.Ridge, error) {
+func synthetic(ctx context.Context, sc experiment.Scenario) (*datasets.NewtonData, *model.Ridge, error) {
 	n := cfg(sc).Data
 	nd, err := n.synthetic().Generate(sc.Seed)
 	if err != nil {
 		return nil, nil, &experiment.InputError{Msg: err.Error()}
 	}
-	r, err := model.NewRidge(nd.Clients, nd.Test, model.NewRFF(n.Dim, n.RFFDim, n.Bandwidth, sc.Seed), n.Lambda)
+	rff, err := model.NewRFFContext(ctx, n.Dim, n.RFFDim, n.Bandwidth, sc.Seed)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prepare: %w", err)
+		return nil, nil, err
+	}
+	r, err := model.NewRidgeContext(ctx, nd.Clients, nd.Test, rff, n.Lambda)
+	if err != nil {
+		return nil, nil, prepareError(err)
 	}
 	return nd, r, nil
 }
 
+// prepareError wraps a failure of the ridge preparation; a cancellation is
+// passed on as it is.
+func prepareError(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("prepare: %w", err)
+}
+
 // loadFiles reads the training file and the test file (or splits off a
 // seeded hold-out), decides the task, and scales features to [0,1] on the
-// training set when asked.
-func loadFiles(sc experiment.Scenario) (train, test *datasets.Set, err error) {
+// training set when asked. Each file's rows × features, with the ridge
+// problem they make, are checked against the memory available before they
+// are allocated (checkFile), and again once the classes are known.
+func loadFiles(ctx context.Context, sc experiment.Scenario) (train, test *datasets.Set, err error) {
 	n := cfg(sc).Data
-	train, err = datasets.ReadFile(n.DataPath, datasets.FormatAuto, n.LabelLast)
+	train, err = datasets.ReadFileContext(ctx, n.DataPath, datasets.ReadOptions{LabelLast: n.LabelLast,
+		Check: fileCheck(ctx, sc, n.DataPath, 0, 0)})
 	if err != nil {
-		return nil, nil, &experiment.InputError{Msg: err.Error()}
+		return nil, nil, readError(err)
 	}
 	if n.TestPath != "" {
-		if test, err = datasets.ReadFile(n.TestPath, datasets.FormatAuto, n.LabelLast); err != nil {
-			return nil, nil, &experiment.InputError{Msg: err.Error()}
+		test, err = datasets.ReadFileContext(ctx, n.TestPath, datasets.ReadOptions{LabelLast: n.LabelLast,
+			Check: fileCheck(ctx, sc, n.TestPath, train.N, train.Dim)})
+		if err != nil {
+			return nil, nil, readError(err)
 		}
 		if test.Dim != train.Dim {
 			if !isLIBSVM(n.DataPath) || !isLIBSVM(n.TestPath) {
@@ -214,6 +241,14 @@ func loadFiles(sc experiment.Scenario) (train, test *datasets.Set, err error) {
 	}
 	classify := n.Task == "classification" || (n.Task != "regression" && datasets.Categorical(train, test))
 	if classify {
+		k := datasets.Distinct(datasets.MaxClasses, train, test)
+		if k > datasets.MaxClasses {
+			return nil, nil, experiment.Errorf("%q: more than %d distinct labels, too many classes (task=classification allows at most %d); set task=regression",
+				n.DataPath, datasets.MaxClasses, datasets.MaxClasses)
+		}
+		if err := checkFile(ctx, sc, strconv.Quote(n.DataPath), train.N, test.N, train.Dim, k); err != nil {
+			return nil, nil, err
+		}
 		datasets.Classify(train, test)
 		if train.Classes < 2 {
 			return nil, nil, experiment.Errorf("%s: only one class (%s): nothing to classify", n.DataPath, train.Names[0])
@@ -230,6 +265,16 @@ func loadFiles(sc experiment.Scenario) (train, test *datasets.Set, err error) {
 	return train, test, nil
 }
 
+// readError makes a data file's problem an *InputError (exit status 2);
+// a cancellation and a refusal that already is one pass as they are.
+func readError(err error) error {
+	var ie *experiment.InputError
+	if errors.As(err, &ie) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &experiment.InputError{Msg: err.Error()}
+}
+
 func isLIBSVM(path string) bool {
 	return len(path) < 4 || !(path[len(path)-4:] == ".csv" || path[len(path)-4:] == ".CSV")
 }
@@ -243,13 +288,19 @@ var (
 // tune grid-searches σ² and λ for centralised KRR on a seeded 20 %
 // validation split of the training data (§4.5: "tuned by grid search"),
 // maximising accuracy (classification) or minimising MSE.
-func tune(sc experiment.Scenario, train *datasets.Set) (bw, lambda float64, note string, err error) {
+func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set) (bw, lambda float64, note string, err error) {
 	fit, val := train.Split(0.2, sc.Seed+1)
 	best := math.Inf(1)
 	for _, b := range bandwidthGrid {
-		rff := model.NewRFF(train.Dim, cfg(sc).Data.RFFDim, b, sc.Seed)
+		rff, err := model.NewRFFContext(ctx, train.Dim, cfg(sc).Data.RFFDim, b, sc.Seed)
+		if err != nil {
+			return 0, 0, "", err
+		}
 		for _, l := range lambdaGrid {
-			r, err := model.NewRidge([]*datasets.Set{fit}, val, rff, l)
+			r, err := model.NewRidgeContext(ctx, []*datasets.Set{fit}, val, rff, l)
+			if ctx.Err() != nil {
+				return 0, 0, "", ctx.Err()
+			}
 			if err != nil {
 				continue // not positive definite at this λ: skip
 			}

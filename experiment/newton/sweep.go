@@ -76,7 +76,7 @@ func (Family) SweepLabels(sc experiment.Scenario) []string {
 // for its local Hessians, the Υ > 1 regime) has no test MSE from that round
 // on (+Inf, which the table leaves out) and diverged = 1.
 func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	nd, p, err := synthetic(sc)
+	nd, p, err := synthetic(ctx, sc)
 	if err != nil {
 		return nil, err
 	}

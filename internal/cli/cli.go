@@ -9,14 +9,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
+	"time"
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
+	"github.com/fedscope/fedscope/internal/output"
 	"github.com/fedscope/fedscope/tui"
 	"github.com/mattn/go-isatty"
 )
@@ -25,27 +27,47 @@ import (
 const (
 	ExitOK      = 0
 	ExitFailure = 1 // the run failed or a racer diverged; rows written so far are kept
-	ExitUsage   = 2 // bad input: unknown key, malformed or out-of-range value
+	ExitUsage   = 2 // bad input: unknown key, malformed or out-of-range value, bad --out, too large for memory
 
-	// ExitInterrupted follows the shell convention 128 + SIGINT.
+	// ExitInterrupted follows the shell convention 128 + SIGINT; SIGTERM
+	// gives 143 and SIGHUP 129 (see Signal).
 	ExitInterrupted = 130
 )
 
+// Grace is how long a headless command may take to stop after a signal
+// before Main writes the rows computed so far itself and returns: a racer
+// stops at its next round, but a factorisation under way in the data
+// preparation cannot be interrupted.
+const Grace = 300 * time.Millisecond
+
 // Main runs fedscope with the arguments after the program name and returns
-// the exit status: a headless subcommand, or the explorer.
+// the exit status: a headless subcommand, or the explorer. Cancelling ctx
+// interrupts it: the rows computed so far are written and the status is
+// 128 + the signal's number when the cancellation cause is a Signal (130
+// otherwise).
 func Main(ctx context.Context, args []string, version string, stdout, stderr io.Writer) int {
-	app := &app{version: version, catalog: registry.Catalog(), engine: experiment.NewEngine(), stdout: stdout, stderr: stderr}
+	app := &app{version: version, catalog: registry.Catalog(), engine: experiment.NewEngine(), stdout: stdout, stderr: stderr, onRow: hooks.row}
 	if len(args) > 0 {
 		switch args[0] {
 		case "--version", "-version", "version":
 			fmt.Fprintln(stdout, "fedscope", version)
 			return ExitOK
 		case "presets", "run", "sweep":
-			return app.report(app.command(ctx, args))
+			return app.headless(ctx, args)
 		}
 	}
+	explorer.Store(true)
+	defer explorer.Store(false)
 	return app.explore(ctx, args)
 }
+
+// hooks are set by the signal tests, which run fedscope in a child
+// process: they learn when k rows have been computed.
+var hooks struct{ row func() }
+
+// explorer is true while the explorer owns the terminal (Interrupt then
+// leaves the terminal's restoration to it).
+var explorer atomic.Bool
 
 // app is one invocation: the families, the engine and the output streams.
 type app struct {
@@ -53,6 +75,39 @@ type app struct {
 	catalog        *experiment.Catalog
 	engine         *experiment.Engine
 	stdout, stderr io.Writer
+
+	mu  sync.Mutex // guards job
+	job *job       // the headless command's rows, once its target is open
+
+	onRow func() // tests: called after every row added (a round, an evaluation)
+}
+
+// headless runs a subcommand in its own goroutine so that, after an
+// interrupt, a command stuck in work that cannot be interrupted (a large
+// factorisation) does not hold fedscope for more than Grace: the rows
+// computed so far are then written from here.
+func (a *app) headless(ctx context.Context, args []string) int {
+	done := make(chan int, 1)
+	go func() { done <- a.report(ctx, a.command(ctx, args)) }()
+	select {
+	case status := <-done:
+		return status
+	case <-ctx.Done():
+	}
+	grace := time.NewTimer(Grace)
+	defer grace.Stop()
+	select {
+	case status := <-done:
+		return status
+	case <-grace.C:
+	}
+	a.mu.Lock()
+	j := a.job
+	a.mu.Unlock()
+	if j == nil {
+		return a.report(ctx, errInterrupted{what: " before the run wrote anything"})
+	}
+	return a.report(ctx, j.finish(a, true))
 }
 
 // explore parses the root flags (--preset, --seed, --rounds, --set) and opens
@@ -68,20 +123,20 @@ func (a *app) explore(ctx context.Context, args []string) int {
 			fmt.Fprintln(a.stdout, usage)
 			return ExitOK
 		}
-		return a.report(err)
+		return a.report(ctx, err)
 	}
 	sc, err := sf.scenario(a.catalog)
 	if err != nil {
-		return a.report(err)
+		return a.report(ctx, err)
 	}
 	var exitLine string
-	if f, ok := a.stdout.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+	if !isTerminal(a.stdout) {
 		cmd := "run"
 		if sc.IsSweep() {
 			cmd = "sweep"
 		}
-		fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run\n"+
-			"  fedscope %s --preset %s --format csv\n", cmd, sc.Preset)
+		fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run: fedscope %s --preset %s --format csv\n",
+			cmd, sc.Preset)
 		return ExitUsage
 	}
 	opts := []tui.Option{tui.WithVersion(a.version), tui.WithExitLine(func(line string) { exitLine = line })}
@@ -92,7 +147,7 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	default:
 		v, err := strconv.ParseFloat(p, 64)
 		if err != nil || !(v > 0) || v > 1e6 {
-			return a.report(experiment.Errorf("--pace %q: allowed: a number of rounds per second > 0, or max", p))
+			return a.report(ctx, experiment.Errorf("--pace %q: allowed: a number of rounds per second > 0, or max", p))
 		}
 		opts = append(opts, tui.WithPace(v))
 	}
@@ -101,11 +156,14 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	case "dark", "light", "mono":
 		opts = append(opts, tui.WithTheme(*theme))
 	default:
-		return a.report(experiment.Errorf("--theme %q: allowed: dark, light or mono", *theme))
+		return a.report(ctx, experiment.Errorf("--theme %q: allowed: dark, light or mono", *theme))
 	}
-	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil {
-		fmt.Fprintf(a.stderr, "fedscope: %v\n", err)
+	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
+	}
+	if ctx.Err() != nil {
+		return statusOf(ctx)
 	}
 	if exitLine != "" {
 		fmt.Fprintln(a.stdout, exitLine) // what was on screen, to run again
@@ -113,37 +171,46 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	return ExitOK
 }
 
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
 // command runs a headless subcommand.
 func (a *app) command(ctx context.Context, args []string) error {
 	switch args[0] {
 	case "presets":
 		return a.listPresets(args[1:])
-	case "run":
-		return a.run(ctx, args[1:])
-	case "sweep":
-		return a.sweep(ctx, args[1:])
+	case "run", "sweep":
+		j, err := a.prepare(ctx, args[0], args[1:])
+		if err != nil {
+			return err
+		}
+		return a.execute(ctx, j)
 	}
 	return experiment.Errorf("unknown command %q; commands: presets, run, sweep", args[0])
 }
 
-// errInterrupted reports a headless run stopped by Ctrl-C or SIGTERM.
-type errInterrupted struct{ rows int }
-
-func (e errInterrupted) Error() string {
-	return fmt.Sprintf("interrupted; wrote the %d rows computed so far", e.rows)
+// errInterrupted reports a headless command stopped by a signal (or a
+// cancelled context).
+type errInterrupted struct {
+	what string // what happened to the rows
 }
+
+func (e errInterrupted) Error() string { return "interrupted" + e.what }
 
 // report writes err as one line (several racers' divergences, joined by
 // errors.Join with newlines, are separated by "; ") and returns the exit
 // status.
-func (a *app) report(err error) int {
+func (a *app) report(ctx context.Context, err error) int {
 	var ie *experiment.InputError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, new(errInterrupted)):
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
-		return ExitInterrupted
+		return statusOf(ctx)
 	case errors.Is(err, flag.ErrHelp):
 		fmt.Fprintln(a.stderr, usage)
 		return ExitOK
@@ -156,13 +223,15 @@ func (a *app) report(err error) int {
 	}
 }
 
-func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }
+func oneLine(err error) string {
+	return strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ").Replace(err.Error())
+}
 
 const usage = `usage:
   fedscope [--preset NAME] [--seed S] [--set key=value]...   open the explorer
   fedscope presets                                           list the presets
-  fedscope run --preset NAME [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
-  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
+  fedscope run --preset NAME [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]
+  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]
   fedscope --version`
 
 func (a *app) listPresets(args []string) error {
@@ -176,69 +245,158 @@ func (a *app) listPresets(args []string) error {
 	return tw.Flush()
 }
 
-// run is `fedscope run`: one row per (racer, round). An interrupted run
-// still writes every round computed so far: nothing is lost.
-func (a *app) run(ctx context.Context, args []string) error {
-	fs := newFlagSet("run")
+// job is a headless run or sweep between its preparation and its output:
+// the scenario, the format, the opened target and the table the rows go
+// into. Its rows are written once, by whichever comes first: the command
+// when it ends, or Main after an interrupt and the grace period.
+type job struct {
+	cmd    string // "run" or "sweep"
+	sc     experiment.Scenario
+	format experiment.Format
+	target *output.Target
+
+	mu      sync.Mutex // guards the table and written
+	written bool
+	run     *experiment.Table
+	sweep   *experiment.SweepTable
+	sums    []experiment.RacerSummary // run: the family's per-racer summaries, written after the rows
+}
+
+// prepare parses a run or sweep command line, builds and validates the
+// scenario, decides the format and opens the output target: everything
+// that can be refused is refused here, before any work.
+func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, error) {
+	fs := newFlagSet(cmd)
 	var sf scenarioFlags
 	sf.register(fs)
-	format := fs.String("format", "csv", "output format: csv or jsonl")
-	out := fs.String("out", "", "write to `path` instead of standard output")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	var trials *int
+	if cmd == "sweep" {
+		trials = fs.Int("trials", 0, "trials per swept value (default: the preset's)")
 	}
-	f, err := experiment.ParseFormat(*format)
+	format := fs.String("format", "", "output format: csv or jsonl (default: from the --out extension, else csv)")
+	out := fs.String("out", "", "write to `path` instead of standard output (- is standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if *format == "" && sf.given("format") {
+		return nil, experiment.Errorf("--format \"\": allowed formats are csv and jsonl")
+	}
+	if *out == "" && sf.given("out") {
+		return nil, experiment.Errorf("--out \"\": give a file name, or - for standard output")
+	}
+	f, err := output.FormatFor(*format, *out)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if cmd == "sweep" && !sf.given("preset") {
+		return nil, experiment.Errorf("sweep: --preset is required; sweep presets: %s", strings.Join(a.catalog.SweepPresetNames(), ", "))
 	}
 	sc, err := sf.scenario(a.catalog)
 	if err != nil {
+		return nil, err
+	}
+	j := &job{cmd: cmd, format: f}
+	switch {
+	case cmd == "run" && sc.IsSweep():
+		return nil, experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
+	case cmd == "run":
+		j.run = experiment.NewTable(sc)
+	case !sc.IsSweep():
+		return nil, experiment.Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, strings.Join(a.catalog.SweepPresetNames(), ", "))
+	default:
+		if *trials != 0 || sf.given("trials") {
+			if *trials < 1 || *trials > experiment.MaxTrials {
+				return nil, experiment.Errorf("--trials %d: must lie in 1..%d", *trials, experiment.MaxTrials)
+			}
+			sc.Trials = *trials
+		}
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+		if j.sweep, err = experiment.NewSweepTable(sc); err != nil {
+			return nil, err
+		}
+	}
+	j.sc = sc
+	if j.target, err = output.Open(ctx, *out, output.Options{Stdout: a.stdout, Inputs: sc.InputFiles()}); err != nil {
+		if ctx.Err() != nil { // interrupted while waiting for a FIFO's reader
+			return nil, errInterrupted{what: " while waiting for a reader of --out"}
+		}
+		return nil, err
+	}
+	return j, nil
+}
+
+// execute runs a prepared job and writes its rows. An interrupted job
+// still writes every row computed so far: nothing is lost.
+func (a *app) execute(ctx context.Context, j *job) error {
+	a.mu.Lock()
+	a.job = j
+	a.mu.Unlock()
+	if j.run != nil {
+		return a.runRace(ctx, j)
+	}
+	err := experiment.RunSweep(ctx, j.sc, func(r experiment.TrialResult) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if !j.written {
+			j.sweep.Add(r)
+			if a.onRow != nil {
+				a.onRow()
+			}
+		}
+	})
+	var ie *experiment.InputError
+	if errors.As(err, &ie) && j.sweep.Done() == 0 {
+		j.abort()
 		return err
 	}
-	if sc.IsSweep() {
-		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
+	// Like run: whatever was computed is written, on interrupt or failure.
+	if werr := j.finish(a, errors.Is(err, context.Canceled)); werr != nil || errors.Is(err, context.Canceled) {
+		return werr
 	}
-	table := experiment.NewTable(sc)
-	res, err := a.engine.Run(ctx, sc, experiment.Observer{Round: table.Add})
+	return err
+}
+
+// runRace is `fedscope run`: one row per (racer, round).
+func (a *app) runRace(ctx context.Context, j *job) error {
+	res, err := a.engine.Run(ctx, j.sc, experiment.Observer{Round: func(p experiment.Point) {
+		j.mu.Lock()
+		defer j.mu.Unlock()
+		if j.written {
+			return
+		}
+		j.run.Add(p)
+		if a.onRow != nil {
+			a.onRow()
+		}
+	}})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
+		j.abort()
 		return err
 	}
 	if res.Racers != nil {
-		a.describe(res.Facts, roundWarnings(table))
-		if f == experiment.JSONL {
-			table.Header = experiment.NewHeader(sc, res.Facts)
+		j.mu.Lock()
+		a.describe(res.Facts, roundWarnings(j.run))
+		if j.format == experiment.JSONL {
+			j.run.Header = experiment.NewHeader(j.sc, res.Facts)
 		}
+		j.mu.Unlock()
 	}
 	// A family may summarise the finished run per racer (paper 000: rounds to
 	// converge and the saving against FedAvg s=1): stderr lines, and records
 	// after the rows in JSON lines.
-	var sums []experiment.RacerSummary
-	if s, ok := sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
-		sums = s.Summarize(sc, table)
+	if s, ok := j.sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
+		j.mu.Lock()
+		j.sums = s.Summarize(j.sc, j.run)
+		j.mu.Unlock()
 	}
-	if err := writeOut(*out, a.stdout, func(w io.Writer) error {
-		if err := table.Write(w, f); err != nil {
-			return err
-		}
-		if f != experiment.JSONL {
-			return nil
-		}
-		for _, s := range sums {
-			b, _ := s.MarshalJSON()
-			if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
-				return err
-			}
-		}
-		return nil
-	}); err != nil {
+	if err := j.finish(a, interrupted); err != nil || interrupted {
 		return err
 	}
-	for _, s := range sums {
+	for _, s := range j.sums {
 		fmt.Fprintf(a.stderr, "fedscope: summary: %s\n", s.Text)
-	}
-	if interrupted {
-		return errInterrupted{rows: table.Len()}
 	}
 	if failed := res.Failed(); len(failed) > 0 {
 		return errors.Join(failed...)
@@ -263,6 +421,75 @@ func roundWarnings(t *experiment.Table) []string {
 	return out
 }
 
+// rows returns the number of rows the job's table holds; j.mu is held.
+func (j *job) rows() int {
+	if j.run != nil {
+		return j.run.Len()
+	}
+	return j.sweep.Rows()
+}
+
+// writeTo writes the job's table; j.mu is held.
+func (j *job) writeTo(w io.Writer) error {
+	if j.run == nil {
+		return j.sweep.Write(w, j.format)
+	}
+	if err := j.run.Write(w, j.format); err != nil || j.format != experiment.JSONL {
+		return err
+	}
+	for _, s := range j.sums {
+		b, _ := s.MarshalJSON()
+		if _, err := fmt.Fprintf(w, "%s\n", b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abort gives the target up unwritten (the run failed before any row).
+func (j *job) abort() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.written {
+		j.written = true
+		j.target.Abort()
+	}
+}
+
+// finish writes the job's rows to its target, once: later calls do
+// nothing. When writing fails the rows are kept in a rescue file and the
+// error says where. An interrupted job returns errInterrupted saying how
+// many rows it wrote; one interrupted before its first row leaves the
+// target as it was.
+func (j *job) finish(a *app, interrupted bool) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.written {
+		return nil
+	}
+	j.written = true
+	n := j.rows()
+	if interrupted && n == 0 {
+		j.target.Abort()
+		what := " before any row was computed"
+		if j.target.Kind != output.Stdout {
+			what += "; --out " + j.target.Describe() + " is as it was"
+		}
+		return errInterrupted{what: what}
+	}
+	if err := j.target.Write(j.writeTo); err != nil {
+		where, rerr := output.Rescue(output.Ext(j.format), j.writeTo)
+		if rerr != nil {
+			return fmt.Errorf("--out %s: %v; the %d rows could not be kept either: %v", j.target.Describe(), err, n, rerr)
+		}
+		return fmt.Errorf("--out %s: %v; the %d rows are in %s instead", j.target.Describe(), err, n, where)
+	}
+	if interrupted {
+		return errInterrupted{what: fmt.Sprintf("; wrote the %d rows computed so far to %s", n, j.target.Describe())}
+	}
+	return nil
+}
+
 // describe writes to stderr how the data were prepared (the parameters and
 // how each was chosen), the family's notes and every warning: a run outside
 // the regime its paper covers is never silent.
@@ -280,93 +507,4 @@ func (a *app) describe(f experiment.Facts, warnings []string) {
 	for _, w := range append(f.Warnings, warnings...) {
 		fmt.Fprintf(a.stderr, "fedscope: warning: %s\n", w)
 	}
-}
-
-// sweep is `fedscope sweep`: one row per (racer, swept value) with the mean
-// and standard deviation of each metric over the trials. An interrupted
-// sweep writes the rows of every swept value with at least one trial done
-// (its trials column says how many).
-func (a *app) sweep(ctx context.Context, args []string) error {
-	fs := newFlagSet("sweep")
-	var sf scenarioFlags
-	sf.register(fs)
-	trials := fs.Int("trials", 0, "trials per swept value (default: the preset's)")
-	format := fs.String("format", "csv", "output format: csv or jsonl")
-	out := fs.String("out", "", "write to `path` instead of standard output")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	f, err := experiment.ParseFormat(*format)
-	if err != nil {
-		return err
-	}
-	if !sf.given("preset") {
-		return experiment.Errorf("sweep: --preset is required; sweep presets: %s", strings.Join(a.catalog.SweepPresetNames(), ", "))
-	}
-	sc, err := sf.scenario(a.catalog)
-	if err != nil {
-		return err
-	}
-	if !sc.IsSweep() {
-		return experiment.Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, strings.Join(a.catalog.SweepPresetNames(), ", "))
-	}
-	if *trials != 0 || sf.given("trials") {
-		if *trials < 1 || *trials > experiment.MaxTrials {
-			return experiment.Errorf("--trials %d: must lie in 1..%d", *trials, experiment.MaxTrials)
-		}
-		sc.Trials = *trials
-	}
-	table, err := experiment.NewSweepTable(sc)
-	if err != nil {
-		return err
-	}
-	err = experiment.RunSweep(ctx, sc, table.Add)
-	interrupted := errors.Is(err, context.Canceled)
-	// Like run: whatever was computed is written, on interrupt or failure.
-	if werr := writeOut(*out, a.stdout, func(w io.Writer) error { return table.Write(w, f) }); werr != nil {
-		return werr
-	}
-	if interrupted {
-		return errInterrupted{rows: table.Rows()}
-	}
-	return err
-}
-
-// writeOut writes to path, or to stdout when path is empty. A file is written
-// completely or not replaced, so an existing file is never half-overwritten.
-func writeOut(path string, stdout io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		return write(stdout)
-	}
-	tmp, err := os.CreateTemp(dirOf(path), ".fedscope-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the temporary name would only confuse
-		}
-		return fmt.Errorf("--out %s: cannot create the file: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	return nil
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }

@@ -19,7 +19,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 			a := newApp(nil)
 			run := func() string {
 				t.Helper()
-				out, errs, code := exec(context.Background(), a, append(slices.Clone(args), "--format", format)...)
+				out, errs, code := runCmd(context.Background(), a, append(slices.Clone(args), "--format", format)...)
 				if code != ExitOK || errs != "" {
 					t.Fatalf("exit %d, stderr %q", code, errs)
 				}

@@ -225,7 +225,11 @@ func TestOut(t *testing.T) {
 		missing := filepath.Join(dir, "nosuchdir")
 		args := append(append([]string{"run", "--preset", "paradox"}, small...), "--out", filepath.Join(missing, "x.csv"))
 		stdout, stderr, code := command(t, args...)
-		checkFailure(t, stdout, stderr, code, "nosuchdir")
+		// A bad --out is refused before any work (exit 2, as bad input).
+		checkUsageError(t, stdout, stderr, code)
+		if !strings.Contains(stderr, "nosuchdir") {
+			t.Errorf("stderr %q does not name the missing directory", stderr)
+		}
 		if _, err := os.Stat(missing); !os.IsNotExist(err) {
 			t.Errorf("%s exists after a failed --out: %v", missing, err)
 		}
@@ -242,7 +246,10 @@ func TestOut(t *testing.T) {
 		}
 		args := append(append([]string{"run", "--preset", "paradox"}, small...), "--out", target)
 		stdout, stderr, code := command(t, args...)
-		checkFailure(t, stdout, stderr, code, "sub")
+		checkUsageError(t, stdout, stderr, code)
+		if !strings.Contains(stderr, "is a directory") {
+			t.Errorf("stderr %q does not say the path is a directory", stderr)
+		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 			t.Errorf("failed --out left temporary files: %d entries, want just sub/", len(entries))
 		}

@@ -77,7 +77,8 @@ func TestFamilyKnobs(t *testing.T) {
 		{[]string{"--preset", "paradox", "--set", "rank=3"}, "applies only to the lowrank preset(s)"},
 		{[]string{"--preset", "lowrank", "--set", "algorithms=fednewton"}, "unknown algorithm"},
 		{[]string{"--preset", "newton-rounds", "--set", "algorithms=fedlrgd"}, "unknown algorithm"},
-		{[]string{"--preset", "newton-rounds", "--set", "test=/nonexistent/x"}, "cannot read data file"},
+		{[]string{"--preset", "newton-rounds", "--set", "test=/nonexistent/x"}, "applies only once data= is set"},
+		{[]string{"--preset", "newton-rounds", "--set", "data=/nonexistent/x"}, "cannot read data file"},
 		{[]string{"--preset", "newton-rounds", "--set", "bandwidth=0"}, "median heuristic needs a data file"},
 	} {
 		_, errs, code := command(t, append([]string{"run"}, test.args...)...)

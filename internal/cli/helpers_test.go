@@ -54,10 +54,10 @@ func newApp(cat *experiment.Catalog) *app {
 
 // exec runs a headless subcommand on a, as Main does, and returns what it
 // printed and its exit status.
-func exec(ctx context.Context, a *app, args ...string) (stdout, stderr string, code int) {
+func runCmd(ctx context.Context, a *app, args ...string) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
 	a.stdout, a.stderr = &out, &errb
-	code = a.report(a.command(ctx, args))
+	code = a.report(ctx, a.command(ctx, args))
 	return out.String(), withoutSummaries(errb.String()), code
 }
 

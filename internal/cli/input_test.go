@@ -117,7 +117,7 @@ func TestBadFlags(t *testing.T) {
 		stdout, stderr, code := command(t, "nosuchcommand")
 		checkUsageError(t, stdout, stderr, code)
 		// …and the headless dispatcher names the commands.
-		stdout, stderr, code = exec(context.Background(), newApp(nil), "nosuchcommand")
+		stdout, stderr, code = runCmd(context.Background(), newApp(nil), "nosuchcommand")
 		checkUsageError(t, stdout, stderr, code)
 		if !strings.Contains(stderr, "presets, run, sweep") {
 			t.Errorf("stderr %q does not name the commands", stderr)

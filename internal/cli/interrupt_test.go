@@ -82,13 +82,13 @@ func interrupted(t *testing.T, k int, args ...string) (stdout, stderr string, co
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	fam := interrupter{s: &interruptState{cancel: cancel, k: k}}
-	return exec(ctx, newApp(experiment.NewCatalog(fam)), args...)
+	return runCmd(ctx, newApp(experiment.NewCatalog(fam)), args...)
 }
 
 // TestInterruptedRunKeepsRows: a headless run cancelled midway (Ctrl-C,
 // here from inside the stream after round k) still writes every round
 // computed so far, exactly rounds 1..k, and exits with status 130.
-func TestInterruptedRunKeepsRows(t *testing.T) {
+func TestInterruptedRunKeepsConsecutiveRounds(t *testing.T) {
 	const k = 7
 	out, errs, code := interrupted(t, k, "run", "--set", "rounds=100000", "--set", "clients=5", "--set", "dim=100",
 		"--set", "samples=200", "--set", "algorithms=fedavg:s=3")

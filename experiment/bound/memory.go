@@ -1,0 +1,19 @@
+package bound
+
+import "github.com/fedscope/fedscope/experiment"
+
+// Memory implements experiment.MemoryEstimator (issue 13): the toy
+// federation's rows (x1, x2, 1) and labels, M·n × (3+1), each client's
+// Hessian and gradient constants (PAPERS.md §3.2), and the rows of the run
+// table.
+func (Family) Memory(sc experiment.Scenario) (uint64, string) {
+	c := cfg(sc)
+	data := experiment.Floats(c.Clients, c.Samples, dim+1)
+	stats := experiment.Floats(c.Clients, dim*dim+dim+1)
+	table := experiment.Floats(max(len(c.Racers), 1), sc.Rounds, 12)
+	total := experiment.SatAdd(data, stats, table)
+	if table > data {
+		return total, "rounds"
+	}
+	return total, "samples"
+}

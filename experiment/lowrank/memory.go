@@ -1,0 +1,36 @@
+package lowrank
+
+import (
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// Memory implements experiment.MemoryEstimator (issue 13): the float64
+// arrays of the soft-label data and of the racers (PAPERS.md §2.3):
+//   - the samples (x, y) of the clients and of the server, (m·s + r) ×
+//     (d+1), with a slice header per client;
+//   - per FedLRGD racer of rank r, for each of the p parameters, the r×r
+//     matrix G⁽ⁱ⁾ of gradients at the anchors, its pseudo-inverse and the
+//     SVD factors that make it: about 5·p·r²;
+//   - per racer the rows of the run table.
+func (Family) Memory(sc experiment.Scenario) (uint64, string) {
+	c := cfg(sc)
+	s := softLabels(sc)
+	p := c.Dim + 1
+	data := experiment.SatAdd(experiment.Floats(s.Clients*s.Samples+s.Server, s.Dim+1), experiment.Floats(s.Clients, 8))
+	var lrgd uint64
+	rs := resolve(sc)
+	for _, r := range rs {
+		if r.spec.Kind == KindFedLRGD {
+			lrgd = experiment.SatAdd(lrgd, experiment.Floats(5, p, r.rank, r.rank))
+		}
+	}
+	table := experiment.Floats(len(rs), sc.Rounds, 12)
+	total := experiment.SatAdd(data, lrgd, table)
+	switch {
+	case lrgd > data && lrgd > table:
+		return total, "rank"
+	case table > data:
+		return total, "rounds"
+	}
+	return total, "samples"
+}

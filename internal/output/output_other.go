@@ -1,0 +1,25 @@
+//go:build !unix
+
+package output
+
+import (
+	"context"
+	"io/fs"
+	"os"
+)
+
+func links(fs.FileInfo) uint64 { return 1 }
+
+func writable(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+func keepOwner(*os.File, fs.FileInfo) {}
+
+func openFIFO(ctx context.Context, path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY, 0)
+}

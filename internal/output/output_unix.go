@@ -1,0 +1,61 @@
+//go:build unix
+
+package output
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// links returns the number of hard links of a file.
+func links(st fs.FileInfo) uint64 {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		return uint64(s.Nlink)
+	}
+	return 1
+}
+
+// writable checks that the process may write the file (root may write a
+// file without write bits; Open refuses those before asking).
+func writable(path string) error {
+	return syscall.Access(path, 2) // W_OK
+}
+
+// keepOwner gives the temporary file the owner and group of the file it
+// will replace, when the process may (as root).
+func keepOwner(f *os.File, st fs.FileInfo) {
+	if s, ok := st.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
+		f.Chown(int(s.Uid), int(s.Gid))
+	}
+}
+
+// openFIFO opens a FIFO for writing, which waits until a reader opens it.
+// When ctx ends first, the wait is ended by opening the FIFO for reading
+// ourselves; the writing end is then returned all the same (nothing will
+// be written to it: the run sees the cancelled context), so that a reader
+// that came at the same moment is not mistaken for none.
+func openFIFO(ctx context.Context, path string) (*os.File, error) {
+	type result struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		ch <- result{f, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.f, r.err
+	case <-ctx.Done():
+	}
+	rd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, ctx.Err() // the open cannot be ended; it is left behind
+	}
+	defer rd.Close()
+	r := <-ch
+	return r.f, r.err
+}
