@@ -56,7 +56,7 @@ func (c *Catalog) Lookup(name string) (Preset, error) {
 			return p, nil
 		}
 	}
-	return Preset{}, Errorf("unknown preset %q; allowed: %s", name, strings.Join(c.PresetNames(), ", "))
+	return Preset{}, Errorf("unknown preset %q%s; allowed: %s", name, DidYouMean(name, c.PresetNames()), strings.Join(c.PresetNames(), ", "))
 }
 
 // Opener finds a knob of another family that may open its family on any
@@ -116,7 +116,7 @@ func (c *Catalog) Set(sc *Scenario, key, value string) error {
 		return Errorf("key %q (value %q) applies only to the %s preset(s), not to %s%s; its keys: %s",
 			key, value, strings.Join(owners, ", "), sc.Preset, why, strings.Join(settable(*sc), ", "))
 	}
-	return Errorf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))
+	return Errorf("unknown key %q (value %q)%s; allowed keys: %s", key, value, DidYouMean(key, settable(*sc)), strings.Join(settable(*sc), ", "))
 }
 
 // settable lists the keys a person may set on sc: its keys but the knob

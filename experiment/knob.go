@@ -94,7 +94,7 @@ func parseInt(v string, lo, hi int, dst *int) error {
 	case errors.Is(err, strconv.ErrRange), err == nil && n < lo:
 		return &valueError{"too small", allowed}
 	case err != nil:
-		return &valueError{"not a whole number", allowed}
+		return &valueError{"not a whole number" + meant(v, true), allowed}
 	}
 	*dst = n
 	return nil
@@ -145,7 +145,7 @@ func FloatKnobMin[C any](name, help string, zeroOK bool, lo float64, field func(
 			case errors.Is(err, strconv.ErrRange):
 				return refuse(fmt.Sprintf("too small (the smallest is %g)", lo))
 			case err != nil:
-				return refuse("not a number")
+				return refuse("not a number" + meant(v, false))
 			case x > MaxFloat:
 				return refuse("too large")
 			case x < 0:
@@ -251,4 +251,12 @@ func Cycle(knob, key, name, desc string, choices ...string) Live {
 			err := sc.Set(knob, next)
 			return sc, err
 		}}
+}
+
+// meant is " (did you mean 0.1?)" when numberHint has a guess for v.
+func meant(v string, whole bool) string {
+	if h := numberHint(v, whole); h != "" {
+		return " (did you mean " + h + "?)"
+	}
+	return ""
 }

@@ -117,7 +117,11 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 		name := strings.ToLower(fields[0])
 		i := slices.IndexFunc(kinds, func(k RacerKind) bool { return k.Name == name })
 		if i < 0 {
-			return nil, fmt.Errorf("unknown algorithm %q", name)
+			names := make([]string, len(kinds))
+			for i, k := range kinds {
+				names[i] = k.Name
+			}
+			return nil, fmt.Errorf("unknown algorithm %q%s", name, DidYouMean(name, names))
 		}
 		kind := kinds[i]
 		vals := map[string]float64{}
@@ -125,7 +129,11 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 			key, val, _ := strings.Cut(opt, "=")
 			j := slices.IndexFunc(kind.Options, func(o RacerOption) bool { return o.Key == key })
 			if j < 0 {
-				return nil, fmt.Errorf("racer %q, option %q: unknown option", item, opt)
+				keys := make([]string, len(kind.Options))
+				for i, o := range kind.Options {
+					keys[i] = o.Key
+				}
+				return nil, fmt.Errorf("racer %q, option %q: unknown option%s", item, opt, DidYouMean(key, keys))
 			}
 			x, err := kind.Options[j].parse(val)
 			if err != nil {

@@ -102,7 +102,7 @@ func (sc *Scenario) Set(key, value string) error {
 func (sc *Scenario) setKnob(key, value string) error {
 	k, ok := sc.Knob(key)
 	if !ok {
-		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q); allowed keys: %s", key, value, strings.Join(settable(*sc), ", "))}
+		return &InputError{Msg: fmt.Sprintf("unknown key %q (value %q)%s; allowed keys: %s", key, value, DidYouMean(key, settable(*sc)), strings.Join(settable(*sc), ", "))}
 	}
 	if k.Refuse != nil {
 		if why := k.Refuse(*sc); why != "" {

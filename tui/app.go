@@ -283,7 +283,7 @@ func (m *Model) globalActions() []action {
 		action{keys: []string{"q"}, help: "quit", hint: "quit", group: "explore", run: m.quit},
 		action{keys: []string{"y"}, help: "this state as a command line (copied to the clipboard where the terminal allows)", group: "explore",
 			run: m.command},
-		action{keys: []string{"T"}, help: "theme: dark, light, mono (now " + themes[m.c.theme].name + ")", group: "explore", run: m.nextTheme},
+		action{keys: []string{"T"}, help: "next theme: dark → light → mono", group: "explore", run: m.nextTheme},
 	)
 }
 

@@ -1,11 +1,14 @@
 package tui
 
 import (
+	"context"
 	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/muesli/termenv"
 )
 
 // action is one key binding of the current view: the keys, what the help
@@ -170,3 +173,19 @@ func padRight(s string, w int) string {
 }
 
 func padRightANSI(s string, w int) string { return padRight(s, w) }
+
+// Key is one binding as the help lists it: how the keys are written, what
+// they do and the help column they belong to.
+type Key struct{ Keys, Help, Group string }
+
+// Keys lists the keys that act on the explorer's view of sc, as `?` lists
+// them there, for `fedscope help PRESET`. It builds the view without
+// starting it: nothing is computed.
+func Keys(cat *experiment.Catalog, sc experiment.Scenario) []Key {
+	m := NewModel(context.Background(), cat, experiment.NewEngine(), sc, WithProfile(termenv.Ascii), WithTheme("mono"))
+	var out []Key
+	for _, a := range m.actions() {
+		out = append(out, Key{Keys: a.name(), Help: a.help, Group: a.group})
+	}
+	return out
+}

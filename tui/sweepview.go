@@ -70,7 +70,9 @@ func newSweepView(c *common, sc experiment.Scenario) *sweepView {
 	if c.styles.color {
 		bar = progress.New(progress.WithoutPercentage(), progress.WithDefaultGradient())
 	}
-	return &sweepView{c: c, sc: sc, bar: bar, w: c.width, h: c.height}
+	v := &sweepView{c: c, sc: sc, bar: bar, w: c.width, h: c.height}
+	v.table, _ = experiment.NewSweepTable(sc) // its columns, for the help before the sweep starts
+	return v
 }
 
 func (v *sweepView) scenario() experiment.Scenario { return v.sc }

@@ -54,6 +54,12 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 			return ExitOK
 		case "presets", "run", "sweep":
 			return app.headless(ctx, args)
+		case "help":
+			return app.report(ctx, app.help(ctx, args[1:]))
+		}
+		if !strings.HasPrefix(args[0], "-") {
+			return app.report(ctx, experiment.Errorf("unknown command %q%s; commands: %s (fedscope help lists them)",
+				args[0], experiment.DidYouMean(args[0], commandNames()), strings.Join(commandNames(), ", ")))
 		}
 	}
 	explorer.Store(true)
@@ -116,13 +122,8 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	fs := newFlagSet("fedscope")
 	var sf scenarioFlags
 	sf.register(fs)
-	pace := fs.String("pace", "", "playback pace: rounds per second, or max (default: the preset drawn over 9 s)")
-	theme := fs.String("theme", "", "colours: dark, light or mono (default: from the terminal's background)")
+	pace, theme := registerExplorerFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(a.stdout, usage)
-			return ExitOK
-		}
 		return a.report(ctx, err)
 	}
 	sc, err := sf.scenario(a.catalog)
@@ -205,14 +206,19 @@ func (e errInterrupted) Error() string { return "interrupted" + e.what }
 // status.
 func (a *app) report(ctx context.Context, err error) int {
 	var ie *experiment.InputError
+	var help helpRequest
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, new(errInterrupted)):
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
 		return statusOf(ctx)
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(a.stderr, usage)
+	case errors.As(err, &help):
+		if h := help; h.cmd == "fedscope" {
+			a.writeOverview(a.stdout)
+		} else {
+			a.writeCommandHelp(a.stdout, h.cmd, h.fs)
+		}
 		return ExitOK
 	case errors.As(err, &ie):
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
@@ -226,13 +232,6 @@ func (a *app) report(ctx context.Context, err error) int {
 func oneLine(err error) string {
 	return strings.NewReplacer("\r\n", "; ", "\n", "; ", "\r", "; ").Replace(err.Error())
 }
-
-const usage = `usage:
-  fedscope [--preset NAME] [--seed S] [--set key=value]...   open the explorer
-  fedscope presets                                           list the presets
-  fedscope run --preset NAME [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]
-  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]
-  fedscope --version`
 
 func (a *app) listPresets(args []string) error {
 	if err := parseFlags(newFlagSet("presets"), args); err != nil {
@@ -273,8 +272,8 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	if cmd == "sweep" {
 		trials = fs.Int("trials", 0, "trials per swept value (default: the preset's)")
 	}
-	format := fs.String("format", "", "output format: csv or jsonl (default: from the --out extension, else csv)")
-	out := fs.String("out", "", "write to `path` instead of standard output (- is standard output)")
+	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
+	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -507,4 +506,11 @@ func (a *app) describe(f experiment.Facts, warnings []string) {
 	for _, w := range append(f.Warnings, warnings...) {
 		fmt.Fprintf(a.stderr, "fedscope: warning: %s\n", w)
 	}
+}
+
+// registerExplorerFlags adds the explorer's own flags, --pace and --theme.
+func registerExplorerFlags(fs *flag.FlagSet) (pace, theme *string) {
+	pace = fs.String("pace", "", "playback pace in rounds per second, or max (default: the preset drawn over 9 s)")
+	theme = fs.String("theme", "", "colours (default: from the terminal's background)")
+	return pace, theme
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -28,10 +29,10 @@ type scenarioFlags struct {
 
 // register adds --preset, --rounds, --seed and --set to a flag set.
 func (f *scenarioFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.preset, "preset", registry.DefaultPreset, "preset `name` (see `fedscope presets`)")
+	fs.StringVar(&f.preset, "preset", registry.DefaultPreset, "preset (fedscope presets lists them)")
 	fs.IntVar(&f.rounds, "rounds", 0, "communication rounds (default: the preset's)")
-	fs.Int64Var(&f.seed, "seed", -1, "master seed (default: the preset's)")
-	fs.Var(&f.sets, "set", "scenario parameter `key=value` (repeatable)")
+	fs.Int64Var(&f.seed, "seed", -1, "master seed of every random draw (default: the preset's)")
+	fs.Var(&f.sets, "set", "a scenario parameter (repeatable; fedscope help PRESET lists the keys)")
 	f.fs = fs
 }
 
@@ -84,12 +85,30 @@ func newFlagSet(name string) *flag.FlagSet {
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return helpRequest{cmd: fs.Name(), fs: fs}
 		}
-		return &experiment.InputError{Msg: err.Error()}
+		return &experiment.InputError{Msg: flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
 		return experiment.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// flagError rewrites the flag package's message in fedscope's words, with
+// the flag's double dash and a suggestion for a mistyped name.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok {
+		return strings.Replace(msg, ": -", ": --", 1)
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	where := fs.Name()
+	if where != "fedscope" {
+		where = "fedscope " + where
+	}
+	return fmt.Sprintf("unknown flag --%s%s; %s takes: --%s (%s --help explains them)",
+		name, experiment.DidYouMean(name, names), where, strings.Join(names, ", --"), where)
 }
