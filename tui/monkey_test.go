@@ -127,9 +127,10 @@ func TestSoak(t *testing.T) {
 		}
 	}
 	runtime.GC()
-	for i := 0; i < 100 && runtime.NumGoroutine() > before; i++ {
+	// Producers wind down after their cancel: yield until they have (each
+	// needs a few scheduling turns), without a timer.
+	for i := 0; i < 1_000_000 && runtime.NumGoroutine() > before; i++ {
 		runtime.Gosched()
-		time.Sleep(10 * time.Millisecond) // producers wind down after their cancel
 	}
 	after := runtime.NumGoroutine()
 	status, _ := os.ReadFile("/proc/self/status")
