@@ -94,6 +94,9 @@ type Model struct {
 	screen screen
 	picker picker
 	prompt prompt
+	// helpTop is the first line of the help shown: the help scrolls when
+	// it is taller than the terminal.
+	helpTop int
 }
 
 // Option configures a Model.
@@ -227,9 +230,23 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	m.c.version++
 	switch m.screen {
 	case screenHelp:
-		if k := msg.String(); k == "?" || k == "esc" || k == "q" {
-			m.screen = screenView
+		switch k := msg.String(); k {
+		case "?", "esc", "q":
+			m.screen, m.helpTop = screenView, 0
+		case "down", "j":
+			m.helpTop++
+		case "up", "k":
+			m.helpTop--
+		case "pgdown", " ", "f":
+			m.helpTop += max(m.c.height-2, 1)
+		case "pgup", "b":
+			m.helpTop -= max(m.c.height-2, 1)
+		case "home", "g":
+			m.helpTop = 0
+		case "end", "G":
+			m.helpTop = 1 << 30
 		}
+		m.helpTop = max(m.helpTop, 0) // the top end is clamped when drawn
 		return nil
 	case screenAlgorithms, screenPresets:
 		return m.pick(msg)
@@ -404,9 +421,8 @@ func (m *Model) View() string {
 				intro = story + "\n\n" + intro
 			}
 		}
-		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w) +
-			"\n\n" + st.muted.Render("press ? or esc to close")
-		return fitBox(body, w, h)
+		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w)
+		return m.scrolled(strings.Split(body, "\n"), w, h)
 	case screenAlgorithms, screenPresets:
 		return m.picker.view(st, w, h)
 	case screenData:
@@ -417,6 +433,22 @@ func (m *Model) View() string {
 		return fitBox(ansi.Wrap(msg, w, " "), w, h)
 	}
 	return m.v.view()
+}
+
+// scrolled shows the help's lines from helpTop, with a last line that says
+// how to close it and, when it does not fit, which lines are shown and how
+// to scroll.
+func (m *Model) scrolled(lines []string, w, h int) string {
+	st := m.c.styles
+	footer := "press ? or esc to close"
+	if len(lines)+2 <= h {
+		return fitBox(strings.Join(lines, "\n")+"\n\n"+st.muted.Render(footer), w, h)
+	}
+	rows := max(h-1, 1)
+	m.helpTop = min(m.helpTop, max(len(lines)-rows, 0))
+	shown := lines[m.helpTop:min(m.helpTop+rows, len(lines))]
+	footer = fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll · ? or esc closes", m.helpTop+1, m.helpTop+len(shown), len(lines))
+	return fitBox(strings.Join(shown, "\n")+"\n"+st.muted.Render(ansi.Truncate(footer, w, "…")), w, h)
 }
 
 // exportedMsg reports a finished export.

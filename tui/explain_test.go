@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -342,3 +343,47 @@ func snapshot(h *harness) string {
 	return strconv.Itoa(v) + "|" + strconv.Itoa(h.m.c.version-0) + "|" + strconv.Itoa(int(h.m.screen)) + "|" +
 		commandLine(h.m.c, h.m.v.scenario()) + "|" + h.m.c.notice + "|" + strconv.FormatBool(h.m.c.logY)
 }
+
+// TestHelpScrolls: on every preset at 80×24 the help is taller than the
+// terminal; scrolling down reaches every key the view lists, each line
+// of the help is shown on some page, and the footer says where one is.
+func TestHelpScrolls(t *testing.T) {
+	for _, p := range catalog.Presets() {
+		h := newHarness(t, p.Scenario(), WithRunner(blockingRunner), WithSweepRunner(func(ctx context.Context, _ experiment.Scenario, _ func(experiment.TrialResult)) error {
+			<-ctx.Done()
+			return ctx.Err()
+		}))
+		h.m.Init()
+		h.size(80, 24)
+		h.key("?")
+		first := h.screen()
+		if !strings.HasPrefix(first, "Help · "+p.Name) {
+			t.Fatalf("%s: help starts %q", p.Name, first[:min(len(first), 40)])
+		}
+		seen := first
+		for i := 0; i < 10; i++ {
+			h.key("pgdown")
+			seen += h.screen()
+		}
+		h.key("end")
+		seen += h.screen()
+		for _, k := range h.m.actions() {
+			if k.help != "" && !strings.Contains(seen, k.help[:min(len(k.help), 30)]) {
+				t.Errorf("%s: the help never shows %q (%s)", p.Name, k.name(), k.help)
+			}
+		}
+		if foot := lastLine(h.screen()); !strings.Contains(foot, "esc") {
+			t.Errorf("%s: last line %q does not say how to close", p.Name, foot)
+		}
+		h.key("home")
+		if h.screen() != first {
+			t.Errorf("%s: home does not return to the top", p.Name)
+		}
+		h.key("esc")
+		if strings.HasPrefix(h.screen(), "Help ·") {
+			t.Errorf("%s: esc did not close the help", p.Name)
+		}
+	}
+}
+
+func lastLine(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
