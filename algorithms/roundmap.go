@@ -1,6 +1,11 @@
 package algorithms
 
 import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/fedscope/fedscope/internal/parallel"
 	"github.com/fedscope/fedscope/model"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -16,19 +21,250 @@ import (
 // (A_i = I − (η/n_i)X_iᵀX_i, §1.3), T_i = B_i = (I + (η/n_i)X_iᵀX_i)⁻¹ and
 // t_i = η B_i X_iᵀy_i/n_i for the proximal step (§1.4).
 //
-// Both are built from each client's thin eigendecomposition
-// (model.SubspaceSpectrum): in that basis I − T_i and the input gain are
-// diagonal, so client i costs O(r_i² k_i) with r_i the number of coordinates
-// its rows use, instead of the O(s d³) of forming A_i^s, and the pooled
-// system A is symmetric positive semi-definite for every stable step size.
+// Once A and c are assembled a round costs one d×d product whatever the
+// number of clients and local steps. A is symmetric up to rounding, and
+// positive semi-definite for every stable step size.
 type RoundMap struct {
 	Dim int
-	A   []float64 // d×d row-major, symmetric
+	A   []float64 // d×d row-major
 	C   []float64 // d
 }
 
+// MapSpec names one round map: FedAvg with Steps full-batch local gradient
+// steps, or FedProx (Prox), with step size Eta.
+type MapSpec struct {
+	Prox  bool
+	Eta   float64
+	Steps int // FedAvg: s ≥ 1; ignored for FedProx
+}
+
+// MapBuilder assembles round maps from the clients' statistics in the form
+// of model.Local. It keeps its scratch and output memory between calls, so
+// a sweep worker that builds the maps of trial after trial allocates
+// nothing once it has grown to the largest trial. A builder serves one
+// goroutine at a time.
+type MapBuilder struct {
+	// Workers caps the goroutines of a build; 0 means one per CPU. A sweep,
+	// already parallel over trials, builds each trial's maps on one.
+	Workers int
+
+	slots []mapSlot
+	maps  []RoundMap
+	// flags per spec, reused
+	specs []builtSpec
+	etas  []float64
+}
+
+type builtSpec struct {
+	MapSpec
+	pooled bool // read off the pooled Gram matrix instead of the clients
+	chain  int  // index into the distinct step sizes of the FedAvg specs
+}
+
+// mapSlot is one worker's scratch: the current client's terms per spec
+// and its power chains per distinct step size.
+type mapSlot struct {
+	chains []model.GDChain
+	dm, v  [][]float64
+	work   []float64
+	skip   bool
+}
+
+// Pooled is XᵀX/N and Xᵀy/N of a federation. FedAvg with s = 1 is
+// centralised gradient descent on the pooled loss (PAPERS.md §1.3), so its
+// round map is A = ηXᵀX/N, c = ηXᵀy/N, read off the pooled statistics without
+// touching the clients.
+type Pooled struct {
+	Gram, XtY []float64
+}
+
+// ChainCache, when set in Build, returns a power chain kept between builds
+// for client i and step size eta (extended in place by the worker that
+// handles client i), or nil to use scratch; a change of s then costs at
+// most popcount(s) − 1 products per client instead of a fresh chain.
+type ChainCache func(i int, eta float64) *model.GDChain
+
+// Build returns the round maps of specs for clients with statistics locals
+// and aggregation weights w in dimension d:
+//
+//	A = Σ_i w_i P_i D_i P_iᵀ,   c = Σ_i w_i P_i v_i,
+//
+// where u ↦ u − D_i u + v_i is client i's local map on its coordinates P_i
+// (model.Local). In Gram form s gradient steps come from repeated squaring
+// (model.GDChain: ⌊log₂ s⌋ symmetric products and popcount(s) − 1 general
+// ones) and the proximal step from one Cholesky factorisation; in kernel
+// form both are diagonal in the cached n_i×n_i eigenbasis. Every spec is
+// built in the same pass over the clients, which run in parallel while their
+// terms are added in client order, so the maps are the same bit for bit on
+// any number of CPUs. pooled, when not nil, serves FedAvg with s = 1.
+// The maps are valid until the next call. Build stops early, returning
+// ctx.Err(), when ctx is cancelled.
+func (b *MapBuilder) Build(ctx context.Context, locals []model.Local, w []float64, d int, specs []MapSpec, pooled *Pooled, chains ChainCache) ([]RoundMap, error) {
+	b.specs = b.specs[:0]
+	b.etas = b.etas[:0]
+	clientWork := false
+	for _, s := range specs {
+		bs := builtSpec{MapSpec: s, chain: -1}
+		switch {
+		case !s.Prox && s.Steps < 1:
+			panic("algorithms: FedAvg needs s ≥ 1 local steps")
+		case !s.Prox && s.Steps == 1 && pooled != nil:
+			bs.pooled = true
+		case !s.Prox:
+			bs.chain = indexOf(b.etas, s.Eta)
+			if bs.chain < 0 {
+				bs.chain = len(b.etas)
+				b.etas = append(b.etas, s.Eta)
+			}
+		}
+		clientWork = clientWork || !bs.pooled
+		b.specs = append(b.specs, bs)
+	}
+	if cap(b.maps) < len(specs) {
+		b.maps = append(b.maps[:cap(b.maps)], make([]RoundMap, len(specs)-cap(b.maps))...)
+	}
+	b.maps = b.maps[:len(specs)]
+	for k := range b.maps {
+		m := &b.maps[k]
+		m.Dim = d
+		m.A, m.C = growZero(m.A, d*d), growZero(m.C, d)
+		if s := b.specs[k]; s.pooled {
+			for j, g := range pooled.Gram {
+				m.A[j] = s.Eta * g
+			}
+			for j, v := range pooled.XtY {
+				m.C[j] = s.Eta * v
+			}
+		}
+	}
+	if !clientWork {
+		return b.maps, nil
+	}
+	rmax, kmax := 0, 0
+	for i := range locals {
+		rmax = max(rmax, locals[i].R)
+		if sp := locals[i].Spec; sp != nil {
+			kmax = max(kmax, sp.K)
+		}
+	}
+	workers := parallel.Workers(len(locals))
+	if b.Workers > 0 {
+		workers = min(workers, b.Workers)
+	}
+	for len(b.slots) < workers {
+		b.slots = append(b.slots, mapSlot{})
+	}
+	for s := range b.slots[:workers] {
+		sl := &b.slots[s]
+		for len(sl.dm) < len(specs) {
+			sl.dm, sl.v = append(sl.dm, nil), append(sl.v, nil)
+		}
+		for k := range specs {
+			sl.dm[k], sl.v[k] = grow(sl.dm[k], rmax*rmax), grow(sl.v[k], rmax)
+		}
+		sl.work = grow(sl.work, max(rmax*rmax, rmax*kmax+2*kmax))
+		for len(sl.chains) < len(b.etas) {
+			sl.chains = append(sl.chains, model.GDChain{})
+		}
+	}
+	parallel.OrderedOn(workers, len(locals), func(i, slot int) {
+		sl := &b.slots[slot]
+		l := &locals[i]
+		sl.skip = w[i] == 0 || l.R == 0 || l.N == 0 || ctx.Err() != nil
+		if sl.skip {
+			return
+		}
+		if l.IsGram() {
+			for c, eta := range b.etas {
+				levels := 0
+				for _, s := range b.specs {
+					if s.chain == c {
+						levels = max(levels, model.Levels(s.Steps))
+					}
+				}
+				ch := (*model.GDChain)(nil)
+				if chains != nil {
+					ch = chains(i, eta)
+				}
+				if ch == nil {
+					ch = &sl.chains[c]
+					ch.Reset()
+				}
+				ch.Extend(l, eta, levels)
+				for k, s := range b.specs {
+					if s.chain == c {
+						ch.Combine(s.Steps, l.R, sl.dm[k], sl.v[k], sl.work)
+					}
+				}
+			}
+			for k, s := range b.specs {
+				if s.Prox {
+					l.ProxTerm(s.Eta, sl.dm[k], sl.v[k], sl.work)
+				}
+			}
+			return
+		}
+		for k, s := range b.specs {
+			if s.pooled {
+				continue
+			}
+			eta, steps := s.Eta, s.Steps
+			coef := func(lambda float64) (comp, geo float64) {
+				_, comp, geo = model.GDCoefficients(lambda, eta, steps)
+				return comp, geo
+			}
+			if s.Prox {
+				coef = func(lambda float64) (comp, geo float64) {
+					_, comp, geo = model.ProxCoefficients(lambda, eta)
+					return comp, geo
+				}
+			}
+			l.Spec.TermTo(sl.dm[k], sl.v[k], sl.work, coef)
+		}
+	}, func(i, slot int) {
+		sl := &b.slots[slot]
+		if sl.skip {
+			return
+		}
+		for k, s := range b.specs {
+			if !s.pooled {
+				locals[i].AddTerm(b.maps[k].A, b.maps[k].C, d, w[i], sl.dm[k], sl.v[k])
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return b.maps, nil
+}
+
+func indexOf(xs []float64, x float64) int {
+	for i, v := range xs {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}
+
+func growZero(buf []float64, n int) []float64 {
+	buf = grow(buf, n)
+	clear(buf)
+	return buf
+}
+
 // NewFedAvgMap returns the round map of FedAvg with s full-batch local steps
-// of size eta, with aggregation weights w (w_i = n_i/N).
+// of size eta, with aggregation weights w (w_i = n_i/N), built from each
+// client's eigendecomposition (model.SubspaceSpectrum): in that basis I − T_i
+// and the input gain are diagonal. It is the spectral construction that
+// MapBuilder's repeated squaring is tested against.
 //
 // NewFedAvgMap panics if s < 1.
 func NewFedAvgMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta float64, s int) RoundMap {
@@ -42,7 +278,7 @@ func NewFedAvgMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta floa
 }
 
 // NewFedProxMap returns the round map of full-batch FedProx with parameter
-// eta and aggregation weights w.
+// eta and aggregation weights w, from the clients' eigendecompositions.
 func NewFedProxMap(spectra []model.SubspaceSpectrum, w []float64, d int, eta float64) RoundMap {
 	return newRoundMap(spectra, w, d, func(lambda float64) (comp, geo float64) {
 		_, comp, geo = model.ProxCoefficients(lambda, eta)
@@ -85,37 +321,191 @@ func (m RoundMap) Step(dst, theta []float64) {
 		blas64.Vector{N: m.Dim, Inc: 1, Data: theta}, 1, blas64.Vector{N: m.Dim, Inc: 1, Data: dst})
 }
 
-// Limit returns the fixed point θ_∞ of the round map, the solution of
-// Aθ = c (PAPERS.md §1.6). When A is singular (the pooled XᵀX is: some
+// Limit returns the fixed point θ_∞ of the round map (see LimitTo).
+func (m RoundMap) Limit() []float64 {
+	theta := make([]float64, m.Dim)
+	m.LimitTo(theta, nil)
+	return theta
+}
+
+// LimitWork is scratch memory for LimitTo; one serves one goroutine.
+type LimitWork struct {
+	obs  []int
+	a, c []float64
+	sol  []float64
+	sw   model.SolveWork
+}
+
+// LimitTo sets theta to the fixed point θ_∞ of the round map, the solution
+// of Aθ = c (PAPERS.md §1.6). When A is singular (the pooled XᵀX is: some
 // directions are seen by no client) the minimum-norm solution is returned,
 // which is the fixed point in the row space of X that the iterates reach from
 // θ_0 = 0. Coordinates that no client observes (a zero row and column of A,
 // e.g. in the covariate-subspace model) are split off first, so the common
 // singular case costs a Cholesky solve on the observed coordinates only.
-func (m RoundMap) Limit() []float64 {
+// ws may be nil; reused, it makes the common case allocation-free.
+func (m RoundMap) LimitTo(theta []float64, ws *LimitWork) {
+	if ws == nil {
+		ws = &LimitWork{}
+	}
 	d := m.Dim
-	var obs []int
+	ws.obs = ws.obs[:0]
 	for k := 0; k < d; k++ {
 		if m.A[k*d+k] != 0 || m.C[k] != 0 {
-			obs = append(obs, k)
+			ws.obs = append(ws.obs, k)
 		}
 	}
-	theta := make([]float64, d)
-	if len(obs) == 0 {
-		return theta
+	clear(theta[:d])
+	q := len(ws.obs)
+	if q == 0 {
+		return
 	}
-	q := len(obs)
-	a, c := make([]float64, q*q), make([]float64, q)
-	for i, ki := range obs {
-		c[i] = m.C[ki]
-		for j, kj := range obs {
+	ws.a, ws.c, ws.sol = grow(ws.a, q*q), grow(ws.c, q), grow(ws.sol, q)
+	for i, ki := range ws.obs {
+		ws.c[i] = m.C[ki]
+		for j, kj := range ws.obs {
 			// Symmetrise: the accumulated blocks are symmetric only up to rounding.
-			a[i*q+j] = (m.A[ki*d+kj] + m.A[kj*d+ki]) / 2
+			ws.a[i*q+j] = (m.A[ki*d+kj] + m.A[kj*d+ki]) / 2
 		}
 	}
-	sol := model.MinNormSolve(a, c, q)
-	for i, k := range obs {
-		theta[k] = sol[i]
+	model.MinNormSolveTo(ws.sol, ws.a, ws.c, q, &ws.sw)
+	for i, k := range ws.obs {
+		theta[k] = ws.sol[i]
 	}
-	return theta
+}
+
+// mapKey names a round map kept with a Problem.
+type mapKey MapSpec
+
+// chainKey names the power chains of a Problem's Gram-form clients, kept for
+// the latest FedAvg step size.
+type chainKey struct{}
+
+// problemChains are the kept power chains, one per client, for one η.
+type problemChains struct {
+	eta    float64
+	chains []model.GDChain
+}
+
+// maxChains bounds the memory of the kept power chains: beyond it (large
+// Gram-form federations) every build squares afresh.
+const maxChains = 128 << 20
+
+// ProblemMap returns the round map of spec on p, built on first use and kept
+// with the problem (model.Problem.Keep), so that a re-run, and every racer
+// with the same step size and local steps, reuse it.
+func ProblemMap(p *model.Problem, spec MapSpec) *RoundMap {
+	m, _ := problemMap(context.Background(), p, spec)
+	return m
+}
+
+func problemMap(ctx context.Context, p *model.Problem, spec MapSpec) (*RoundMap, error) {
+	for {
+		if m, ok := p.Lookup(mapKey(spec)); ok {
+			return m.(*RoundMap), nil
+		}
+		if err := PrepareMaps(ctx, p, []MapSpec{spec}); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// PrepareMaps builds, in one pass over the clients, the round maps of specs
+// that p does not keep yet, and keeps them. The racers of one scenario call
+// it with all their specs before running, so that FedAvg racers with the same
+// η share the power chains of their clients, and only the first caller
+// builds while the others wait. FedAvg with s = 1 is read off the pooled
+// Gram matrix; clients are touched only for s ≥ 2 and FedProx. A cancelled
+// ctx stops the build (keeping nothing) and is returned.
+func PrepareMaps(ctx context.Context, p *model.Problem, specs []MapSpec) error {
+	var err error
+	p.Build(func() {
+		var missing []MapSpec
+		for _, s := range specs {
+			if _, ok := p.Lookup(mapKey(s)); !ok && !slices.Contains(missing, s) {
+				missing = append(missing, s)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		var locals []model.Local
+		var chains ChainCache
+		for _, s := range missing {
+			if s.Prox || s.Steps > 1 {
+				locals = p.Locals()
+				break
+			}
+		}
+		if ctx.Err() != nil {
+			err = ctx.Err()
+			return
+		}
+		if locals != nil {
+			chains = problemChainCache(p, missing, locals)
+		}
+		var b MapBuilder
+		var maps []RoundMap
+		maps, err = b.Build(ctx, locals, p.Weights, p.Dim, missing, &Pooled{Gram: p.Gram, XtY: p.XtY}, chains)
+		for k, m := range maps {
+			p.Keep(mapKey(missing[k]), &m, 8*(len(m.A)+len(m.C)))
+		}
+	})
+	return err
+}
+
+// problemChainCache returns the kept power chains of p for the first FedAvg
+// step size among specs, creating or replacing them, or nil when they would
+// not fit in maxChains. It is called under p's build lock.
+func problemChainCache(p *model.Problem, specs []MapSpec, locals []model.Local) ChainCache {
+	eta, levels := math.NaN(), 0
+	for _, s := range specs {
+		if !s.Prox && s.Steps > 1 && (math.IsNaN(eta) || s.Eta == eta) {
+			eta, levels = s.Eta, max(levels, model.Levels(s.Steps))
+		}
+	}
+	if math.IsNaN(eta) {
+		return nil
+	}
+	size := 0
+	for i := range locals {
+		if locals[i].IsGram() {
+			r := locals[i].R
+			size += 8 * levels * (r*r + r)
+		}
+	}
+	if size > maxChains {
+		return nil
+	}
+	// The chains of the previous step size are recycled: a session that
+	// scrubs η keeps one set of chains, not one per η.
+	var pc *problemChains
+	if v, ok := p.Lookup(chainKey{}); ok {
+		pc = v.(*problemChains)
+	} else {
+		pc = &problemChains{eta: math.NaN(), chains: make([]model.GDChain, len(locals))}
+	}
+	if pc.eta != eta {
+		pc.eta = eta
+		for i := range pc.chains {
+			pc.chains[i].Reset()
+		}
+	}
+	p.Keep(chainKey{}, pc, size)
+	return func(i int, e float64) *model.GDChain {
+		if e != eta || !locals[i].IsGram() {
+			return nil
+		}
+		return &pc.chains[i]
+	}
+}
+
+// mapRound advances θ by one application of the round map.
+func mapRound(m *RoundMap) func(t int, theta []float64) error {
+	next := make([]float64, m.Dim)
+	return func(_ int, theta []float64) error {
+		m.Step(next, theta)
+		copy(theta, next)
+		return nil
+	}
 }
