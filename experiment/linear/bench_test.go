@@ -1,0 +1,76 @@
+package linear_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/experiment/linear"
+	"github.com/fedscope/fedscope/experiment/registry"
+)
+
+func preset(tb testing.TB, name string) experiment.Scenario {
+	tb.Helper()
+	p, err := registry.Catalog().Lookup(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p.Scenario()
+}
+
+func race(tb testing.TB, e *experiment.Engine, sc experiment.Scenario) {
+	tb.Helper()
+	res, err := e.Run(context.Background(), sc, experiment.Observer{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if failed := res.Failed(); len(failed) > 0 {
+		tb.Fatal(failed)
+	}
+}
+
+// BenchmarkParadoxCold is a fresh `paradox` run (E000-1: M = 25, d = 100,
+// n_i = 500, FedAvg s = 1, 5, 10 and FedProx, 150 rounds): draw the data,
+// compute the statistics, build the round maps, race.
+func BenchmarkParadoxCold(b *testing.B) {
+	sc := preset(b, "paradox")
+	b.ReportAllocs()
+	for b.Loop() {
+		race(b, experiment.NewEngine(), sc)
+	}
+}
+
+// BenchmarkKeyEta is a key press that changes η on `paradox` with the data
+// already prepared, as in the explorer (the Engine keeps the problem): every
+// round map is rebuilt for the new η, then the four racers run all 150
+// rounds. Each iteration uses a step size the problem has not seen.
+func BenchmarkKeyEta(b *testing.B) {
+	sc := preset(b, "paradox")
+	e := experiment.NewEngine()
+	race(b, e, sc)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		experiment.Update(&sc, func(c *linear.Config) { c.Eta = 0.1 * (1 + float64(i+1)*1e-6) })
+		race(b, e, sc)
+	}
+}
+
+// BenchmarkKeySteps is the key that moves the local steps s of `paradox`'s
+// third racer from 10 to 12 (the `+` key): only that racer's round map is
+// new. Each iteration first runs, untimed, the state before the key press at
+// a fresh η, so that the map of s = 12 is never already kept.
+func BenchmarkKeySteps(b *testing.B) {
+	sc := preset(b, "paradox")
+	e := experiment.NewEngine()
+	race(b, e, sc)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		eta := 0.1 * (1 + float64(i+1)*1e-6)
+		experiment.Update(&sc, func(c *linear.Config) { c.Eta, c.LocalSteps = eta, 10 })
+		race(b, e, sc)
+		experiment.Update(&sc, func(c *linear.Config) { c.LocalSteps = 12 })
+		b.StartTimer()
+		race(b, e, sc)
+	}
+}
