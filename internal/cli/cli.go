@@ -39,7 +39,7 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 		case "--version", "-version", "version":
 			fmt.Fprintln(stdout, "fedscope", version)
 			return ExitOK
-		case "presets", "run", "sweep":
+		case "presets", "run", "sweep", "merge":
 			return app.report(app.command(ctx, args))
 		}
 	}
@@ -95,8 +95,10 @@ func (a *app) command(ctx context.Context, args []string) error {
 		return a.run(ctx, args[1:])
 	case "sweep":
 		return a.sweep(ctx, args[1:])
+	case "merge":
+		return a.merge(args[1:])
 	}
-	return experiment.Errorf("unknown command %q; commands: presets, run, sweep", args[0])
+	return experiment.Errorf("unknown command %q; commands: presets, run, sweep, merge", args[0])
 }
 
 // errInterrupted reports a headless run stopped by Ctrl-C or SIGTERM.
@@ -135,7 +137,8 @@ const usage = `usage:
   fedscope [--preset NAME] [--seed S] [--set key=value]...   open the explorer
   fedscope presets                                           list the presets
   fedscope run --preset NAME [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
-  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH]
+  fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH] [--shard i/n]
+  fedscope merge [--format csv|jsonl] [--out PATH] SHARD-FILES...            combine the shards of a sweep
   fedscope --version`
 
 func (a *app) listPresets(args []string) error {
@@ -233,6 +236,7 @@ func (a *app) sweep(ctx context.Context, args []string) error {
 	trials := fs.Int("trials", 0, "trials per swept value (default: the preset's)")
 	format := fs.String("format", "csv", "output format: csv or jsonl")
 	out := fs.String("out", "", "write to `path` instead of standard output")
+	shard := fs.String("shard", "", "compute only shard `i/n` (0 ≤ i < n) of the (value, trial) grid, as JSON lines for fedscope merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -255,6 +259,9 @@ func (a *app) sweep(ctx context.Context, args []string) error {
 			return experiment.Errorf("--trials %d: must lie in 1..%d", *trials, experiment.MaxTrials)
 		}
 		sc.Trials = *trials
+	}
+	if *shard != "" || sf.given("shard") {
+		return a.sweepShard(ctx, sc, &sf, *trials, *shard, sf.given("format"), *format, *out)
 	}
 	table, err := experiment.NewSweepTable(sc)
 	if err != nil {
