@@ -48,6 +48,9 @@ type Problem struct {
 	derived derived // round maps and power chains of the racers (Lookup, Keep)
 }
 
+// pooledChunk is how many clients one task adds to the pooled statistics.
+const pooledChunk = 64
+
 // NewProblem computes the statistics of every client (in parallel, one
 // client per task, so the result does not depend on scheduling), the pooled
 // statistics and the least-squares reference.
@@ -62,18 +65,37 @@ func NewProblem(fed *datasets.Federation) *Problem {
 	p.Gram = make([]float64, d*d)
 	p.XtY = make([]float64, d)
 	for i := range p.Clients {
-		s := &p.Clients[i]
-		w := float64(s.N) / float64(p.N)
-		p.Weights[i] = w
-		floatsAxpy(w, s.XtY, p.XtY)
-		if s.Gram != nil {
-			floatsAxpy(w, s.Gram, p.Gram)
-		} else if s.N > 0 {
-			// X_iᵀX_i/N added directly from the rows.
-			blas64.Syrk(blas.Trans, 1/float64(p.N), s.design(), 1,
-				blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: p.Gram})
-		}
+		p.Weights[i] = float64(p.Clients[i].N) / float64(p.N)
 	}
+	// The pooled sums run over fixed chunks of clients in parallel, each
+	// chunk in client order, and the chunks are added in order: the same
+	// bits on any number of CPUs.
+	chunks := (len(p.Clients) + pooledChunk - 1) / pooledChunk
+	type partial struct{ gram, xty []float64 }
+	parts := make([]partial, parallel.Workers(chunks))
+	parallel.Ordered(chunks, func(c, slot int) {
+		pt := &parts[slot]
+		if pt.gram == nil {
+			pt.gram, pt.xty = make([]float64, d*d), make([]float64, d)
+		}
+		clear(pt.gram)
+		clear(pt.xty)
+		for i := c * pooledChunk; i < min(len(p.Clients), (c+1)*pooledChunk); i++ {
+			s := &p.Clients[i]
+			w := p.Weights[i]
+			floatsAxpy(w, s.XtY, pt.xty)
+			if s.Gram != nil {
+				floatsAxpy(w, s.Gram, pt.gram)
+			} else if s.N > 0 {
+				// X_iᵀX_i/N added directly from the rows.
+				blas64.Syrk(blas.Trans, 1/float64(p.N), s.design(), 1,
+					blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: pt.gram})
+			}
+		}
+	}, func(_, slot int) {
+		floatsAxpy(1, parts[slot].xty, p.XtY)
+		floatsAxpy(1, parts[slot].gram, p.Gram)
+	})
 	// Raw clients wrote only the upper triangle; symmetrise from it (the
 	// Gram clients kept both triangles identical, so this changes nothing there).
 	mirrorUpper(p.Gram, d)
