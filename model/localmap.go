@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"math/bits"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -41,7 +42,7 @@ type Local struct {
 // goroutine, and reusing it across clients and trials allocates nothing
 // once it has grown to the largest client.
 type LocalWork struct {
-	xe, kern, mu, eig []float64
+	xe, xt, kern, mu, eig []float64
 }
 
 func grow(buf []float64, n int) []float64 {
@@ -82,7 +83,7 @@ func (l *Local) Set(x, y []float64, n, d int, support []int, compact bool, ws *L
 	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(l.B))
 	if n >= r {
 		l.Gram = grow(l.Gram, r*r)
-		blas64.Syrk(blas.Trans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: l.Gram})
+		ws.xt = gramUpper(l.Gram, xe, n, r, inv, 0, ws.xt)
 		mirrorUpper(l.Gram, r)
 		l.Spec = nil
 		return
@@ -311,4 +312,32 @@ func (l *Local) AddTerm(a, c []float64, d int, w float64, dm, v []float64) {
 		}
 		c[ri] += w * v[i]
 	}
+}
+
+// gramUpper sets the upper triangle of the d×d matrix c to
+// alpha·XᵀX + beta·c for the n×d row-major x. It transposes x into scratch
+// (grown as needed and returned) so that the rank-n update runs as inner
+// products of length n, which gonum's Syrk does several times faster than
+// the n rank-1 updates of its transposed form when d is small.
+func gramUpper(c, x []float64, n, d int, alpha, beta float64, scratch []float64) []float64 {
+	scratch = grow(scratch, n*d)
+	for j := 0; j < n; j++ {
+		row := x[j*d : (j+1)*d]
+		for k, v := range row {
+			scratch[k*n+j] = v
+		}
+	}
+	blas64.Syrk(blas.NoTrans, alpha, general(d, n, scratch), beta, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: c})
+	return scratch
+}
+
+// transposeScratch keeps the scratch of gramUpper between calls on any
+// goroutine.
+var transposeScratch = sync.Pool{New: func() any { return new([]float64) }}
+
+// gramUpperPooled is gramUpper with pooled scratch.
+func gramUpperPooled(c, x []float64, n, d int, alpha, beta float64) {
+	buf := transposeScratch.Get().(*[]float64)
+	*buf = gramUpper(c, x, n, d, alpha, beta, *buf)
+	transposeScratch.Put(buf)
 }

@@ -88,8 +88,7 @@ func NewProblem(fed *datasets.Federation) *Problem {
 				floatsAxpy(w, s.Gram, pt.gram)
 			} else if s.N > 0 {
 				// X_iᵀX_i/N added directly from the rows.
-				blas64.Syrk(blas.Trans, 1/float64(p.N), s.design(), 1,
-					blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: pt.gram})
+				gramUpperPooled(pt.gram, s.X, s.N, d, 1/float64(p.N), 1)
 			}
 		}
 	}, func(_, slot int) {

@@ -74,3 +74,55 @@ func BenchmarkKeySteps(b *testing.B) {
 		race(b, e, sc)
 	}
 }
+
+// BenchmarkSweepTrial is one evaluation of `fedgain-covariate` (E000-4:
+// M = 20, d = 100, 10 × 50 + 10 × 500 rows, four racers, closed-form
+// limits) at r = 50, run on a warm worker as in a sweep. allocs/op and B/op
+// are the allocation per trial.
+func BenchmarkSweepTrial(b *testing.B) {
+	sc := preset(b, "fedgain-covariate")
+	fam := sc.Family.(experiment.Sweeper)
+	p, err := sc.PointScenario(49, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := fam.Evaluate(context.Background(), p); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := uint64(0); b.Loop(); i++ {
+		p.Seed = 1 + i%20
+		if _, err := fam.Evaluate(context.Background(), p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSweepFedGainCovariate is the whole `fedgain-covariate` sweep at
+// the paper's scale: r = 1…100 × 20 trials × 4 racers (2000 evaluations).
+// B/op is the allocation of the whole sweep.
+func BenchmarkSweepFedGainCovariate(b *testing.B) {
+	benchSweep(b, "fedgain-covariate")
+}
+
+// BenchmarkSweepFedGainModel is the whole `fedgain-model` sweep: 25 values
+// of Γ × 20 trials × 4 racers × 200 rounds.
+func BenchmarkSweepFedGainModel(b *testing.B) {
+	benchSweep(b, "fedgain-model")
+}
+
+// BenchmarkSweepPolynomial is the whole `polynomial` sweep: 10 sizes × 500
+// trials × 4 racers, closed-form limits.
+func BenchmarkSweepPolynomial(b *testing.B) {
+	benchSweep(b, "polynomial")
+}
+
+func benchSweep(b *testing.B, name string) {
+	sc := preset(b, name)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := experiment.RunSweep(context.Background(), sc, func(experiment.TrialResult) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
