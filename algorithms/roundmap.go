@@ -61,13 +61,30 @@ type builtSpec struct {
 	chain  int  // index into the distinct step sizes of the FedAvg specs
 }
 
-// mapSlot is one worker's scratch: the current client's terms per spec
-// and its power chains per distinct step size.
+// mapSlot is one worker's scratch: the current client's terms per spec,
+// its power chains per distinct step size, and the current chunk's sums
+// per spec (acc, cacc) with the stacked kernel-form factors (stack).
 type mapSlot struct {
-	chains []model.GDChain
-	dm, v  [][]float64
-	work   []float64
-	skip   bool
+	chains    []model.GDChain
+	dm, v     [][]float64
+	acc, cacc [][]float64
+	stack     [][]float64
+	cols      []int
+	work      []float64
+}
+
+// mapChunk is how many clients one task of Build handles: their terms are
+// summed in the task, kernel-form ones by one symmetric rank-k update of
+// their stacked factors (up to about 256 columns, which stay in cache),
+// and the tasks' sums are then added in order. It depends on the data only
+// (d and the largest kernel rank kmax, never the CPUs), so the sums do not
+// either; a large d keeps one client per task to bound the memory of the
+// per-task sums.
+func mapChunk(d, kmax int) int {
+	if d > 1000 {
+		return 1
+	}
+	return max(1, min(32, 256/max(kmax, 1)))
 }
 
 // Pooled is XᵀX/N and Xᵀy/N of a federation. FedAvg with s = 1 is
@@ -147,7 +164,9 @@ func (b *MapBuilder) Build(ctx context.Context, locals []model.Local, w []float6
 			kmax = max(kmax, sp.K)
 		}
 	}
-	workers := parallel.Workers(len(locals))
+	chunk := mapChunk(d, kmax)
+	chunks := (len(locals) + chunk - 1) / chunk
+	workers := parallel.Workers(chunks)
 	if b.Workers > 0 {
 		workers = min(workers, b.Workers)
 	}
@@ -158,77 +177,61 @@ func (b *MapBuilder) Build(ctx context.Context, locals []model.Local, w []float6
 		sl := &b.slots[s]
 		for len(sl.dm) < len(specs) {
 			sl.dm, sl.v = append(sl.dm, nil), append(sl.v, nil)
+			sl.acc, sl.cacc, sl.stack = append(sl.acc, nil), append(sl.cacc, nil), append(sl.stack, nil)
+			sl.cols = append(sl.cols, 0)
 		}
 		for k := range specs {
 			sl.dm[k], sl.v[k] = grow(sl.dm[k], rmax*rmax), grow(sl.v[k], rmax)
+			sl.acc[k], sl.cacc[k] = grow(sl.acc[k], d*d), grow(sl.cacc[k], d)
+			if kmax > 0 {
+				sl.stack[k] = grow(sl.stack[k], d*chunk*kmax)
+			}
 		}
-		sl.work = grow(sl.work, max(rmax*rmax, rmax*kmax+2*kmax))
+		sl.work = grow(sl.work, max(rmax*rmax, rmax*kmax+2*kmax, d*d))
 		for len(sl.chains) < len(b.etas) {
 			sl.chains = append(sl.chains, model.GDChain{})
 		}
 	}
-	parallel.OrderedOn(workers, len(locals), func(i, slot int) {
+	parallel.OrderedOn(workers, chunks, func(c, slot int) {
 		sl := &b.slots[slot]
-		l := &locals[i]
-		sl.skip = w[i] == 0 || l.R == 0 || l.N == 0 || ctx.Err() != nil
-		if sl.skip {
-			return
-		}
-		if l.IsGram() {
-			for c, eta := range b.etas {
-				levels := 0
-				for _, s := range b.specs {
-					if s.chain == c {
-						levels = max(levels, model.Levels(s.Steps))
-					}
-				}
-				ch := (*model.GDChain)(nil)
-				if chains != nil {
-					ch = chains(i, eta)
-				}
-				if ch == nil {
-					ch = &sl.chains[c]
-					ch.Reset()
-				}
-				ch.Extend(l, eta, levels)
-				for k, s := range b.specs {
-					if s.chain == c {
-						ch.Combine(s.Steps, l.R, sl.dm[k], sl.v[k], sl.work)
-					}
-				}
-			}
-			for k, s := range b.specs {
-				if s.Prox {
-					l.ProxTerm(s.Eta, sl.dm[k], sl.v[k], sl.work)
-				}
-			}
-			return
-		}
-		for k, s := range b.specs {
-			if s.pooled {
-				continue
-			}
-			eta, steps := s.Eta, s.Steps
-			coef := func(lambda float64) (comp, geo float64) {
-				_, comp, geo = model.GDCoefficients(lambda, eta, steps)
-				return comp, geo
-			}
-			if s.Prox {
-				coef = func(lambda float64) (comp, geo float64) {
-					_, comp, geo = model.ProxCoefficients(lambda, eta)
-					return comp, geo
-				}
-			}
-			l.Spec.TermTo(sl.dm[k], sl.v[k], sl.work, coef)
-		}
-	}, func(i, slot int) {
-		sl := &b.slots[slot]
-		if sl.skip {
-			return
-		}
 		for k, s := range b.specs {
 			if !s.pooled {
-				locals[i].AddTerm(b.maps[k].A, b.maps[k].C, d, w[i], sl.dm[k], sl.v[k])
+				clear(sl.acc[k])
+				clear(sl.cacc[k])
+				sl.cols[k] = 0
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		for i := c * chunk; i < min(len(locals), (c+1)*chunk); i++ {
+			if l := &locals[i]; w[i] != 0 && l.R > 0 && l.N > 0 {
+				b.addClient(sl, l, i, w[i], d, chunk*kmax, chains)
+			}
+		}
+		// The kernel-form clients of the chunk, stacked: Σ w_i Q_i diag(comp) Q_iᵀ
+		// as one symmetric rank update of [Q_i diag(√(w_i comp_i))]_i.
+		for k := range b.specs {
+			if n := sl.cols[k]; n > 0 {
+				tmp := sl.work[:d*d]
+				blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: d, Cols: n, Stride: chunk * kmax, Data: sl.stack[k]},
+					0, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: tmp})
+				acc := sl.acc[k]
+				for a := 0; a < d; a++ {
+					acc[a*d+a] += tmp[a*d+a]
+					for j := a + 1; j < d; j++ {
+						acc[a*d+j] += tmp[a*d+j]
+						acc[j*d+a] += tmp[a*d+j]
+					}
+				}
+			}
+		}
+	}, func(_, slot int) {
+		sl := &b.slots[slot]
+		for k, s := range b.specs {
+			if !s.pooled {
+				blas64.Axpy(1, vec(sl.acc[k]), vec(b.maps[k].A))
+				blas64.Axpy(1, vec(sl.cacc[k]), vec(b.maps[k].C))
 			}
 		}
 	})
@@ -237,6 +240,89 @@ func (b *MapBuilder) Build(ctx context.Context, locals []model.Local, w []float6
 	}
 	return b.maps, nil
 }
+
+// addClient adds client i's terms, weighted by w, to the slot's chunk sums
+// of every spec that is not read off the pooled statistics. stride is the
+// row stride of the stacked kernel-form factors.
+func (b *MapBuilder) addClient(sl *mapSlot, l *model.Local, i int, w float64, d, stride int, chains ChainCache) {
+	if l.IsGram() {
+		for c, eta := range b.etas {
+			levels := 0
+			for _, s := range b.specs {
+				if s.chain == c {
+					levels = max(levels, model.Levels(s.Steps))
+				}
+			}
+			var ch *model.GDChain
+			if chains != nil {
+				ch = chains(i, eta)
+			}
+			if ch == nil {
+				ch = &sl.chains[c]
+				ch.Reset()
+			}
+			ch.Extend(l, eta, levels)
+			for k, s := range b.specs {
+				if s.chain == c {
+					ch.Combine(s.Steps, l.R, sl.dm[k], sl.v[k], sl.work)
+					l.AddTerm(sl.acc[k], sl.cacc[k], d, w, sl.dm[k], sl.v[k])
+				}
+			}
+		}
+		for k, s := range b.specs {
+			if s.Prox {
+				l.ProxTerm(s.Eta, sl.dm[k], sl.v[k], sl.work)
+				l.AddTerm(sl.acc[k], sl.cacc[k], d, w, sl.dm[k], sl.v[k])
+			}
+		}
+		return
+	}
+	sp := l.Spec
+	for k, s := range b.specs {
+		if s.pooled {
+			continue
+		}
+		eta, steps := s.Eta, s.Steps
+		coef := func(lambda float64) (comp, geo float64) {
+			_, comp, geo = model.GDCoefficients(lambda, eta, steps)
+			return comp, geo
+		}
+		if s.Prox {
+			coef = func(lambda float64) (comp, geo float64) {
+				_, comp, geo = model.ProxCoefficients(lambda, eta)
+				return comp, geo
+			}
+		}
+		if sp.K == 0 {
+			continue
+		}
+		// comp and geo·Qᵀb per eigenpair, then c += w Q (geo ∘ Qᵀb).
+		comp, z := sl.work[:sp.K], sl.work[sp.K:2*sp.K]
+		nonneg := true
+		for j, lam := range sp.Lambda {
+			cj, g := coef(lam)
+			comp[j], z[j] = cj, g*sp.QtB[j]
+			nonneg = nonneg && cj >= 0
+		}
+		if l.Coords != nil || !nonneg {
+			l.Spec.TermTo(sl.dm[k], sl.v[k], sl.work, coef)
+			l.AddTerm(sl.acc[k], sl.cacc[k], d, w, sl.dm[k], sl.v[k])
+			continue
+		}
+		blas64.Gemv(blas.NoTrans, w, blas64.General{Rows: d, Cols: sp.K, Stride: sp.K, Data: sp.Q}, vec(z), 1, vec(sl.cacc[k]))
+		// Columns Q diag(√(w comp)) appended to the chunk's stacked factors.
+		off := sl.cols[k]
+		for a := 0; a < d; a++ {
+			q, dst := sp.Q[a*sp.K:(a+1)*sp.K], sl.stack[k][a*stride+off:a*stride+off+sp.K]
+			for j, cj := range comp {
+				dst[j] = q[j] * math.Sqrt(w*cj)
+			}
+		}
+		sl.cols[k] += sp.K
+	}
+}
+
+func vec(x []float64) blas64.Vector { return blas64.Vector{N: len(x), Inc: 1, Data: x} }
 
 func indexOf(xs []float64, x float64) int {
 	for i, v := range xs {

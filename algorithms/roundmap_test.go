@@ -119,6 +119,8 @@ func mapFederations(t *testing.T) map[string]*datasets.Federation {
 		"subspace": gen(datasets.Linear{Clients: 6, Dim: 10, Samples: 25, ScarceClients: 3, ScarceSamples: 3,
 			SubspaceDim: 6, Gamma: 1, Noise: 0.5}, 8),
 		"polynomial": poly,
+		// More clients than one task of MapBuilder sums (algorithms.mapChunk).
+		"many": gen(datasets.Linear{Clients: 100, Dim: 6, Samples: 8, ScarceClients: 40, ScarceSamples: 3, Gamma: 0.5, Noise: 0.5}, 2),
 	}
 }
 
@@ -181,7 +183,12 @@ func TestMapBuilderMatchesClients(t *testing.T) {
 // added in client order) and on one or two CPUs.
 func TestMapBuilderDeterministic(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	fed := mapFederations(t)["subspace"]
+	for _, name := range []string{"subspace", "many"} {
+		testMapBuilderDeterministic(t, mapFederations(t)[name])
+	}
+}
+
+func testMapBuilderDeterministic(t *testing.T, fed *datasets.Federation) {
 	p := model.NewProblem(fed)
 	specs := []algorithms.MapSpec{{Eta: 0.01, Steps: 5}, {Eta: 0.01, Steps: 10}, {Prox: true, Eta: 0.01}, {Eta: 0.02, Steps: 3}}
 	var want []algorithms.RoundMap
