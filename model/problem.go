@@ -130,12 +130,17 @@ func (p *Problem) Locals() []Local {
 					}
 				}
 			default:
-				l.Set(c.X, c.Y, c.N, p.Dim, c.Support, false, nil)
+				ws := localWork.Get().(*LocalWork)
+				l.Set(c.X, c.Y, c.N, p.Dim, c.Support, false, ws)
+				localWork.Put(ws)
 			}
 		})
 	})
 	return p.locals
 }
+
+// localWork keeps the scratch of Local.Set between clients.
+var localWork = sync.Pool{New: func() any { return &LocalWork{} }}
 
 // MinNormSolve returns the minimum-norm solution of A x = b for a symmetric
 // positive semi-definite d×d matrix A (row-major): a Cholesky solve when A is
