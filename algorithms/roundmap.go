@@ -76,12 +76,13 @@ type mapSlot struct {
 // mapChunk is how many clients one task of Build handles: their terms are
 // summed in the task, kernel-form ones by one symmetric rank-k update of
 // their stacked factors (up to about 256 columns, which stay in cache),
-// and the tasks' sums are then added in order. It depends on the data only
-// (d and the largest kernel rank kmax, never the CPUs), so the sums do not
-// either; a large d keeps one client per task to bound the memory of the
-// per-task sums.
-func mapChunk(d, kmax int) int {
-	if d > 1000 {
+// and the tasks' sums are then added in order. A Gram-form client is work
+// enough for a task of its own (O(r³)), so with any of them, as with a large
+// d (which bounds the memory of the per-task sums), a task is one client.
+// The size depends on the data only, never on the CPUs, so the sums do not
+// either.
+func mapChunk(d, kmax int, gram bool) int {
+	if gram || d > 1000 {
 		return 1
 	}
 	return max(1, min(32, 256/max(kmax, 1)))
@@ -157,14 +158,15 @@ func (b *MapBuilder) Build(ctx context.Context, locals []model.Local, w []float6
 	if !clientWork {
 		return b.maps, nil
 	}
-	rmax, kmax := 0, 0
+	rmax, kmax, gram := 0, 0, false
 	for i := range locals {
 		rmax = max(rmax, locals[i].R)
 		if sp := locals[i].Spec; sp != nil {
 			kmax = max(kmax, sp.K)
 		}
+		gram = gram || locals[i].IsGram()
 	}
-	chunk := mapChunk(d, kmax)
+	chunk := mapChunk(d, kmax, gram)
 	chunks := (len(locals) + chunk - 1) / chunk
 	workers := parallel.Workers(chunks)
 	if b.Workers > 0 {
