@@ -3,6 +3,7 @@ package linear_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/linear"
@@ -35,8 +36,18 @@ func race(tb testing.TB, e *experiment.Engine, sc experiment.Scenario) {
 func BenchmarkParadoxCold(b *testing.B) {
 	sc := preset(b, "paradox")
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		race(b, experiment.NewEngine(), sc)
+	}
+	reportCPU(b, cpuTime()-cpu)
+}
+
+// reportCPU reports the CPU time per operation (user + system, all
+// goroutines) as cpu-ms/op.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 
@@ -49,10 +60,12 @@ func BenchmarkKeyEta(b *testing.B) {
 	e := experiment.NewEngine()
 	race(b, e, sc)
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for i := 0; b.Loop(); i++ {
 		experiment.Update(&sc, func(c *linear.Config) { c.Eta = 0.1 * (1 + float64(i+1)*1e-6) })
 		race(b, e, sc)
 	}
+	reportCPU(b, cpuTime()-cpu)
 }
 
 // BenchmarkKeySteps is the key that moves the local steps s of `paradox`'s
@@ -64,6 +77,7 @@ func BenchmarkKeySteps(b *testing.B) {
 	e := experiment.NewEngine()
 	race(b, e, sc)
 	b.ReportAllocs()
+	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
 		eta := 0.1 * (1 + float64(i+1)*1e-6)
@@ -71,8 +85,11 @@ func BenchmarkKeySteps(b *testing.B) {
 		race(b, e, sc)
 		experiment.Update(&sc, func(c *linear.Config) { c.LocalSteps = 12 })
 		b.StartTimer()
+		start := cpuTime()
 		race(b, e, sc)
+		cpu += cpuTime() - start
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkSweepTrial is one evaluation of `fedgain-covariate` (E000-4:
@@ -90,12 +107,14 @@ func BenchmarkSweepTrial(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for i := uint64(0); b.Loop(); i++ {
 		p.Seed = 1 + i%20
 		if _, err := fam.Evaluate(context.Background(), p); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpuTime()-cpu)
 }
 
 // BenchmarkSweepFedGainCovariate is the whole `fedgain-covariate` sweep at
@@ -120,9 +139,11 @@ func BenchmarkSweepPolynomial(b *testing.B) {
 func benchSweep(b *testing.B, name string) {
 	sc := preset(b, name)
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		if err := experiment.RunSweep(context.Background(), sc, func(experiment.TrialResult) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpuTime()-cpu)
 }
