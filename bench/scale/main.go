@@ -14,10 +14,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"runtime/pprof"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fedscope/fedscope/algorithms"
@@ -45,7 +45,7 @@ func main() {
 	cfg := datasets.Linear{Clients: *clients, Dim: *dim, Samples: *samples, Noise: 0.5}
 	// λ_max(X_iᵀX_i/n) ≈ (1 + √(d/n))² for Gaussian rows: keep η below the
 	// stable limit 2/λ_max of the local steps.
-	step := *eta * min(1, 4/((1+sqrt(float64(*dim)/float64(*samples)))*(1+sqrt(float64(*dim)/float64(*samples)))))
+	step := *eta * min(1, 4/((1+math.Sqrt(float64(*dim)/float64(*samples)))*(1+math.Sqrt(float64(*dim)/float64(*samples)))))
 	specs := []algorithms.MapSpec{{Eta: step, Steps: 1}, {Eta: step, Steps: 5}, {Eta: step, Steps: 10}, {Prox: true, Eta: step}}
 
 	t0, c0 := time.Now(), cpu()
@@ -87,29 +87,9 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	fmt.Printf("M=%d d=%d n=%d  generate %s (cpu %s)  statistics %s (cpu %s)  maps %s (cpu %s)  setup %s  %d rounds × 4 racers %s → %.0f rounds/s (cpu %s)  peak RSS %d MB\n",
 		*clients, *dim, *samples, ms(tGen), ms(cGen), ms(tStats), ms(cStats), ms(tMaps), ms(cMaps), ms(tGen+tStats+tMaps),
-		*rounds, ms(tRounds), float64(*rounds)/tRounds.Seconds(), ms(cRounds), ru.Maxrss/1024)
-}
-
-func sqrt(x float64) float64 {
-	z := x
-	for range 60 {
-		if z == 0 {
-			return 0
-		}
-		z = (z + x/z) / 2
-	}
-	return z
-}
-
-// cpu returns the process's user + system CPU time.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		*rounds, ms(tRounds), float64(*rounds)/tRounds.Seconds(), ms(cRounds), peakRSS()>>20)
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }
