@@ -8,7 +8,7 @@ import (
 // maxDerived bounds the memory of what racers derive from one Problem and
 // keep for the next run (round maps, power chains): a session that scrubs
 // through step sizes keeps the most recent ones.
-const maxDerived = 512 << 20
+const maxDerived = 256 << 20
 
 // derived is a least-recently-used cache of values derived from a Problem,
 // bounded in bytes, plus a lock that serialises their construction so that
@@ -77,6 +77,3 @@ func (p *Problem) Build(f func()) {
 	defer p.derived.build.Unlock()
 	f()
 }
-
-// DerivedBudget is the memory bound of the derived-value cache, in bytes.
-func DerivedBudget() int { return maxDerived }
