@@ -16,6 +16,10 @@ import (
 // of minibatch gradient steps (PAPERS.md §1.5), each step weighted by
 // BatchNorm (1/n_i by default: one epoch is an incremental-gradient version
 // of one full step); the server averages.
+//
+// In full batch a round is an affine map of θ (RoundMap), assembled once per
+// (η, s) and kept with the problem, so a round costs one d×d product
+// whatever M and s are; PerClient runs the clients' steps explicitly instead.
 type FedAvg struct {
 	Eta        float64 // step size η > 0
 	LocalSteps int     // s ≥ 1: gradient steps (full batch) or epochs (minibatch) per round
@@ -23,6 +27,10 @@ type FedAvg struct {
 	// BatchNorm weighs each minibatch step: 1/n_i (the zero value) or 1/B.
 	BatchNorm model.BatchNorm
 	Seed      uint64 // seeds the per-round minibatch partitions
+	// PerClient, in full batch, runs s explicit gradient steps on every
+	// client each round instead of the round map: the reference the maps
+	// are tested against.
+	PerClient bool
 }
 
 // Run implements Algorithm.
@@ -36,27 +44,11 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 	ws := model.NewWorkspace(p, a.Batch)
 	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
 	parts := newPartitions(p, a.Batch, a.Seed)
-	// With s ≥ 2 full-batch steps, clients with a Gram matrix apply all s
-	// steps at once in the eigenbasis of their Hessian (two products instead
-	// of s); s = 1 is a single product either way.
-	var spectra []*model.Spectrum
-	var maps []model.DiagonalMap
-	if a.Batch == 0 && a.LocalSteps > 1 {
-		spectra = p.Spectra()
-		maps = make([]model.DiagonalMap, len(spectra))
-		for i, sp := range spectra {
-			if sp != nil {
-				maps[i] = sp.GDMap(a.Eta, a.LocalSteps)
-			}
-		}
-	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
 		return aggregate(ctx, p, theta, u, next, func(i int, u []float64) {
 			s := &p.Clients[i]
 			switch {
-			case spectra != nil && spectra[i] != nil:
-				spectra[i].Apply(u, maps[i], ws)
 			case a.Batch == 0:
 				s.GDSteps(u, a.Eta, a.LocalSteps, ws)
 			default:
@@ -65,6 +57,13 @@ func (a FedAvg) Run(ctx context.Context, p *model.Problem, rounds int, emit func
 				}
 			}
 		})
+	}
+	if a.Batch == 0 && !a.PerClient {
+		m, err := problemMap(ctx, p, MapSpec{Eta: a.Eta, Steps: a.LocalSteps})
+		if err != nil {
+			return err
+		}
+		round = mapRound(m)
 	}
 	diverged := func(t int) error {
 		e := &DivergedError{Round: t, Eta: a.Eta}

@@ -14,6 +14,10 @@ import (
 // centred at the current local iterate and weighted by BatchNorm (1/n_i by
 // default, PAPERS.md §1.5 CORRECTED, §8). Aggregation as in FedAvg with
 // w_i = n_i/N.
+//
+// In full batch a round is an affine map of θ (RoundMap), assembled once per
+// η from one Cholesky factorisation per client and kept with the problem;
+// PerClient solves every client's proximal problem explicitly instead.
 type FedProx struct {
 	Eta   float64 // η > 0: larger means a weaker pull towards the global model
 	Batch int     // B: 0 for the exact full-batch proximal step
@@ -21,6 +25,10 @@ type FedProx struct {
 	// or 1/B.
 	BatchNorm model.BatchNorm
 	Seed      uint64 // seeds the per-round minibatch partitions
+	// PerClient, in full batch, solves every client's proximal problem each
+	// round (cached Cholesky factors) instead of the round map: the
+	// reference the maps are tested against.
+	PerClient bool
 }
 
 // Run implements Algorithm.
@@ -31,23 +39,11 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 	ws := model.NewWorkspace(p, a.Batch)
 	u, next := make([]float64, p.Dim), make([]float64, p.Dim)
 	parts := newPartitions(p, a.Batch, a.Seed)
-	// Full batch: clients with a Gram matrix solve the proximal problem in
-	// the eigenbasis of their Hessian (one decomposition serves every η); the
-	// others (n_i < d) use a cached Cholesky factor of the n_i×n_i Woodbury
-	// system.
-	var spectra []*model.Spectrum
-	var maps []model.DiagonalMap
+	// Per client in full batch: a cached Cholesky factor of I + ηG_i
+	// (n_i ≥ d) or of the n_i×n_i Woodbury system (n_i < d).
 	var factors []model.ProxFactor
-	if a.Batch == 0 {
-		spectra = p.Spectra()
-		maps = make([]model.DiagonalMap, len(spectra))
-		for i, sp := range spectra {
-			if sp != nil {
-				maps[i] = sp.ProxMap(a.Eta)
-			} else if factors == nil {
-				factors = p.ProxFactors(a.Eta)
-			}
-		}
+	if a.Batch == 0 && a.PerClient {
+		factors = p.ProxFactors(a.Eta)
 	}
 	round := func(t int, theta []float64) error {
 		parts.shuffle()
@@ -55,12 +51,17 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 			switch {
 			case a.Batch > 0:
 				p.Clients[i].ProxEpoch(u, a.Eta, parts.perm[i], a.Batch, a.BatchNorm, ws)
-			case spectra[i] != nil:
-				spectra[i].Apply(u, maps[i], ws)
 			default:
 				factors[i].Apply(u, ws)
 			}
 		})
+	}
+	if a.Batch == 0 && !a.PerClient {
+		m, err := problemMap(ctx, p, MapSpec{Prox: true, Eta: a.Eta})
+		if err != nil {
+			return err
+		}
+		round = mapRound(m)
 	}
 	// The proximal map is a contraction for every η (PAPERS.md §1.6: FedProx
 	// needs no condition on γ), and so is each minibatch proximal step under

@@ -28,16 +28,16 @@ import "github.com/fedscope/fedscope/model"
 // For an unstable η the result is still a solution of the fixed-point
 // equation when I − L is non-singular, but a repelling one.
 //
-// It is computed from the round map (see RoundMap), with the clients'
-// Hessians decomposed on the coordinates their rows use: O(Σ_i r_i³) work
-// for the subspace model rather than the O(M s d³) of forming A_i^s.
+// It is computed from the round map (see RoundMap and MapBuilder), with the
+// clients' statistics on the coordinates their rows use: O(Σ_i r_i³ log s)
+// work for the subspace model rather than the O(M s d³) of forming A_i^s.
 //
 // FedAvgLimit panics if s < 1.
 func FedAvgLimit(p *model.Problem, eta float64, s int) []float64 {
 	if s < 1 {
 		panic("algorithms: FedAvgLimit needs s ≥ 1 local steps")
 	}
-	return NewFedAvgMap(model.SubspaceSpectra(p.Fed), p.Weights, p.Dim, eta, s).Limit()
+	return ProblemMap(p, MapSpec{Eta: eta, Steps: s}).Limit()
 }
 
 // FedProxLimit returns the fixed point θ_∞ of full-batch FedProx with step
@@ -53,5 +53,5 @@ func FedAvgLimit(p *model.Problem, eta float64, s int) []float64 {
 // minimum-norm solution, the fixed point in the row space of X reached from
 // θ_0 = 0, is returned, as in FedAvgLimit.
 func FedProxLimit(p *model.Problem, eta float64) []float64 {
-	return NewFedProxMap(model.SubspaceSpectra(p.Fed), p.Weights, p.Dim, eta).Limit()
+	return ProblemMap(p, MapSpec{Prox: true, Eta: eta}).Limit()
 }

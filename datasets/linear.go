@@ -99,11 +99,23 @@ func (c Linear) TotalSamples() int {
 
 // Client is one participant's local data set.
 type Client struct {
-	N       int       // n_i
-	X       []float64 // n_i × d design, row-major
+	N int // n_i
+	// X is the n_i × d design, row-major; in a compact federation
+	// (Federation.Compact) a client with a Support keeps only those columns,
+	// n_i × |Support|, the others being zero.
+	X       []float64
 	Y       []float64 // n_i responses
 	Truth   []float64 // θ_i*, the client's own true parameter
 	Support []int     // coordinate set E of the covariate subspace, sorted; nil when r = d
+}
+
+// Cols returns the number of columns of the client's X: d, or |Support| in
+// a compact federation.
+func (c *Client) Cols(fed *Federation) int {
+	if fed.Compact && c.Support != nil {
+		return len(c.Support)
+	}
+	return fed.Dim
 }
 
 // Federation is a set of clients sharing one feature space.
@@ -116,6 +128,10 @@ type Federation struct {
 	// RealisedGamma is max_{i,j} ‖θ_i* − θ_j*‖, the paper's definition of Γ
 	// (PAPERS.md §1.7, Cor. 1), which the radius scheme only approximates.
 	RealisedGamma float64
+
+	// Compact federations store a covariate-subspace client's design on its
+	// support only (see Client.X): r/d of the memory, the same numbers.
+	Compact bool
 }
 
 // N returns the total number of samples Σ n_i.
@@ -151,15 +167,42 @@ func stream(seed uint64, id uint64) *rand.Rand {
 
 // Generate draws the federation for the given seed.
 func (c Linear) Generate(seed uint64) (*Federation, error) {
+	fed := &Federation{}
+	if err := c.GenerateInto(fed, seed, false); err != nil {
+		return nil, err
+	}
+	return fed, nil
+}
+
+// GenerateCompact draws the same federation as Generate in compact form: a
+// covariate-subspace client's design is drawn as its n_i × r non-zero
+// columns only (Client.X), the same numbers from the same streams.
+func (c Linear) GenerateCompact(seed uint64) (*Federation, error) {
+	fed := &Federation{}
+	if err := c.GenerateInto(fed, seed, true); err != nil {
+		return nil, err
+	}
+	return fed, nil
+}
+
+// GenerateInto draws the federation for the given seed into fed (compact
+// or not), reusing fed's memory where it is large enough: a sweep that draws
+// trial after trial into one federation allocates little beyond the random
+// streams.
+func (c Linear) GenerateInto(fed *Federation, seed uint64, compact bool) error {
 	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	d := c.Dim
 	r := c.SubspaceDim
 	if r == 0 {
 		r = d
 	}
-	fed := &Federation{Dim: d, Clients: make([]Client, c.Clients), Truth: make([]float64, d), Noise: c.Noise}
+	clients := fed.Clients
+	if cap(clients) < c.Clients {
+		clients = append(clients[:cap(clients)], make([]Client, c.Clients-cap(clients))...)
+	}
+	*fed = Federation{Dim: d, Clients: clients[:c.Clients], Truth: growFloats(fed.Truth, d), Noise: c.Noise, Compact: compact}
 	shared := stream(seed, 0)
 	for k := range fed.Truth {
 		fed.Truth[k] = shared.NormFloat64() // θ* ~ N(0, I_d) (PAPERS.md §8, 000)
@@ -185,37 +228,65 @@ func (c Linear) Generate(seed uint64) (*Federation, error) {
 		rng := rngs[i]
 		cl := &fed.Clients[i]
 		cl.N = c.SamplesOf(i)
-		cl.Truth = append([]float64(nil), fed.Truth...)
+		cl.Truth = append(cl.Truth[:0], fed.Truth...)
 		if deltas[i] != nil {
 			for k := range cl.Truth {
 				cl.Truth[k] += deltas[i][k]
 			}
 		}
+		buf := cl.Support
+		cl.Support = nil
 		if r < d {
-			cl.Support = randomSubset(rng, d, r)
+			cl.Support = randomSubset(rng, d, r, buf)
 		}
-		cl.X = make([]float64, cl.N*d)
-		cl.Y = make([]float64, cl.N)
+		cols := d
+		if compact && cl.Support != nil {
+			cols = r
+		}
+		cl.X = growFloats(cl.X, cl.N*cols)
+		cl.Y = growFloats(cl.Y, cl.N)
 		for j := 0; j < cl.N; j++ {
-			row := cl.X[j*d : (j+1)*d]
-			if cl.Support == nil {
+			row := cl.X[j*cols : (j+1)*cols]
+			var dot float64
+			switch {
+			case cl.Support == nil:
 				for k := range row {
 					row[k] = rng.NormFloat64()
 				}
-			} else {
+				for k, v := range row {
+					dot += v * cl.Truth[k]
+				}
+			case cols == r:
+				// The same draws, in the order of the support, as the dense
+				// rows below; the zero columns add nothing to x·θ.
+				for a, k := range cl.Support {
+					row[a] = scale * rng.NormFloat64()
+					dot += row[a] * cl.Truth[k]
+				}
+			default:
+				clear(row)
 				for _, k := range cl.Support {
 					row[k] = scale * rng.NormFloat64()
 				}
-			}
-			var dot float64
-			for k, v := range row {
-				dot += v * cl.Truth[k]
+				for k, v := range row {
+					dot += v * cl.Truth[k]
+				}
 			}
 			cl.Y[j] = dot + c.Noise*rng.NormFloat64()
 		}
 	})
-	fed.RealisedGamma = diameter(fed.Clients)
-	return fed, nil
+	// Every truth is θ* without heterogeneity: Γ = 0 without an O(M²d) scan.
+	if c.Gamma > 0 {
+		fed.RealisedGamma = diameter(fed.Clients)
+	}
+	return nil
+}
+
+func growFloats(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
 }
 
 // drawPerturbation returns Γ·u with u uniform on the sphere (radius scheme) or
@@ -243,12 +314,7 @@ func drawPerturbation(rng *rand.Rand, d int, gamma float64, scheme GammaScheme) 
 // scaleToDiameter rescales all vectors by one factor so that their maximum
 // pairwise distance equals gamma.
 func scaleToDiameter(vs [][]float64, gamma float64) {
-	var diam float64
-	for i := range vs {
-		for j := i + 1; j < len(vs); j++ {
-			diam = math.Max(diam, dist(vs[i], vs[j]))
-		}
-	}
+	diam := maxPairwise(len(vs), func(i, j int) float64 { return dist(vs[i], vs[j]) })
 	if diam == 0 {
 		// A single client: Γ is 0 by definition, so its truth is θ* (the
 		// unscaled δ ~ N(0, I_d) must not be left in place).
@@ -266,13 +332,23 @@ func scaleToDiameter(vs [][]float64, gamma float64) {
 }
 
 func diameter(cs []Client) float64 {
-	var diam float64
-	for i := range cs {
-		for j := i + 1; j < len(cs); j++ {
-			diam = math.Max(diam, dist(cs[i].Truth, cs[j].Truth))
+	return maxPairwise(len(cs), func(i, j int) float64 { return dist(cs[i].Truth, cs[j].Truth) })
+}
+
+// maxPairwise returns max_{i<j} f(i, j), the rows i in parallel; a maximum
+// does not depend on the order, so neither does the result.
+func maxPairwise(n int, f func(i, j int) float64) float64 {
+	rows := make([]float64, n)
+	parallel.For(n, func(i int) {
+		for j := i + 1; j < n; j++ {
+			rows[i] = math.Max(rows[i], f(i, j))
 		}
+	})
+	var m float64
+	for _, v := range rows {
+		m = math.Max(m, v)
 	}
-	return diam
+	return m
 }
 
 func dist(a, b []float64) float64 {
@@ -285,9 +361,13 @@ func dist(a, b []float64) float64 {
 }
 
 // randomSubset returns r distinct indices of 0..d-1 in increasing order, by a
-// partial Fisher–Yates shuffle.
-func randomSubset(rng *rand.Rand, d, r int) []int {
-	perm := make([]int, d)
+// partial Fisher–Yates shuffle, in buf's memory when it can hold d indices.
+func randomSubset(rng *rand.Rand, d, r int, buf []int) []int {
+	perm := buf[:0]
+	if cap(perm) < d {
+		perm = make([]int, 0, d)
+	}
+	perm = perm[:d]
 	for k := range perm {
 		perm[k] = k
 	}
@@ -295,7 +375,7 @@ func randomSubset(rng *rand.Rand, d, r int) []int {
 		j := k + rng.IntN(d-k)
 		perm[k], perm[j] = perm[j], perm[k]
 	}
-	out := perm[:r:r]
+	out := perm[:r]
 	slices.Sort(out)
 	return out
 }

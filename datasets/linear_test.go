@@ -331,3 +331,82 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}
 }
+
+// TestGenerateCompact checks that the compact form holds exactly the
+// support columns of the dense design, the same responses and truths, and
+// that clients without a covariate subspace are untouched.
+func TestGenerateCompact(t *testing.T) {
+	for i, cfg := range []datasets.Linear{
+		{Clients: 4, Dim: 12, Samples: 30, ScarceClients: 2, ScarceSamples: 3, SubspaceDim: 5, Noise: 0.5, Gamma: 1},
+		{Clients: 3, Dim: 6, Samples: 8, Noise: 0.5},
+	} {
+		dense := generate(t, cfg, 7)
+		compact, err := cfg.GenerateCompact(7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !compact.Compact || dense.Compact {
+			t.Errorf("case %d: Compact = %v (compact) and %v (dense)", i, compact.Compact, dense.Compact)
+		}
+		d := cfg.Dim
+		for j := range dense.Clients {
+			cd, cc := dense.Clients[j], compact.Clients[j]
+			if !slices.Equal(cd.Y, cc.Y) || !slices.Equal(cd.Truth, cc.Truth) || !slices.Equal(cd.Support, cc.Support) {
+				t.Errorf("case %d client %d: responses, truth or support differ", i, j)
+			}
+			r := cc.Cols(compact)
+			if len(cc.X) != cd.N*r {
+				t.Fatalf("case %d client %d: compact X has %d numbers, want %d×%d", i, j, len(cc.X), cd.N, r)
+			}
+			for row := 0; row < cd.N; row++ {
+				for a := 0; a < r; a++ {
+					k := a
+					if cd.Support != nil {
+						k = cd.Support[a]
+					}
+					if cc.X[row*r+a] != cd.X[row*d+k] {
+						t.Fatalf("case %d client %d: x[%d][%d] = %v compact, %v dense", i, j, row, k, cc.X[row*r+a], cd.X[row*d+k])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGenerateInto checks that drawing into a federation that held other
+// data (bigger, smaller, dense, compact, with and without a subspace and Γ)
+// gives the same federation as a fresh draw.
+func TestGenerateInto(t *testing.T) {
+	var fed datasets.Federation
+	for i, step := range []struct {
+		cfg     datasets.Linear
+		compact bool
+	}{
+		{datasets.Linear{Clients: 5, Dim: 10, Samples: 40, SubspaceDim: 3, Gamma: 2, Noise: 0.5}, true},
+		{datasets.Linear{Clients: 3, Dim: 10, Samples: 20, ScarceClients: 1, ScarceSamples: 4, Noise: 0.5}, false},
+		{datasets.Linear{Clients: 6, Dim: 8, Samples: 10, SubspaceDim: 5, Noise: 0.1, Gamma: 1, Scheme: datasets.GammaExact}, false},
+		{datasets.Linear{Clients: 2, Dim: 8, Samples: 50, SubspaceDim: 7, Noise: 0.1}, true},
+	} {
+		if err := step.cfg.GenerateInto(&fed, uint64(i+3), step.compact); err != nil {
+			t.Fatal(err)
+		}
+		want, err := step.cfg.GenerateCompact(uint64(i + 3))
+		if !step.compact {
+			want, err = step.cfg.Generate(uint64(i + 3))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fed.Dim != want.Dim || fed.RealisedGamma != want.RealisedGamma || !slices.Equal(fed.Truth, want.Truth) ||
+			len(fed.Clients) != len(want.Clients) || fed.Compact != want.Compact {
+			t.Fatalf("step %d: federation %+v, want %+v", i, fed, want)
+		}
+		for j := range want.Clients {
+			g, w := fed.Clients[j], want.Clients[j]
+			if g.N != w.N || !slices.Equal(g.X, w.X) || !slices.Equal(g.Y, w.Y) || !slices.Equal(g.Truth, w.Truth) ||
+				!slices.Equal(g.Support, w.Support) {
+				t.Errorf("step %d client %d: differs from a fresh draw", i, j)
+			}
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -31,6 +33,8 @@ type Problem struct {
 	LeastSquares []float64
 	LSError      float64
 
+	heterogeneous bool // some client's truth differs from θ* (Fed.Heterogeneous)
+
 	curvOnce   sync.Once
 	curvPooled float64 // λ_max(XᵀX/N)
 	curvClient float64 // max_i λ_max(X_iᵀX_i/n_i)
@@ -38,9 +42,14 @@ type Problem struct {
 	proxMu sync.Mutex
 	prox   map[float64][]ProxFactor
 
-	specOnce sync.Once
-	spectra  []*Spectrum
+	localOnce sync.Once
+	locals    []Local
+
+	derived derived // round maps and power chains of the racers (Lookup, Keep)
 }
+
+// pooledChunk is how many clients one task adds to the pooled statistics.
+const pooledChunk = 64
 
 // NewProblem computes the statistics of every client (in parallel, one
 // client per task, so the result does not depend on scheduling), the pooled
@@ -56,25 +65,82 @@ func NewProblem(fed *datasets.Federation) *Problem {
 	p.Gram = make([]float64, d*d)
 	p.XtY = make([]float64, d)
 	for i := range p.Clients {
-		s := &p.Clients[i]
-		w := float64(s.N) / float64(p.N)
-		p.Weights[i] = w
-		floatsAxpy(w, s.XtY, p.XtY)
-		if s.Gram != nil {
-			floatsAxpy(w, s.Gram, p.Gram)
-		} else if s.N > 0 {
-			// X_iᵀX_i/N added directly from the rows.
-			blas64.Syrk(blas.Trans, 1/float64(p.N), s.design(), 1,
-				blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: p.Gram})
-		}
+		p.Weights[i] = float64(p.Clients[i].N) / float64(p.N)
 	}
+	// The pooled sums run over fixed chunks of clients in parallel, each
+	// chunk in client order, and the chunks are added in order: the same
+	// bits on any number of CPUs.
+	chunks := (len(p.Clients) + pooledChunk - 1) / pooledChunk
+	type partial struct{ gram, xty []float64 }
+	parts := make([]partial, parallel.Workers(chunks))
+	parallel.Ordered(chunks, func(c, slot int) {
+		pt := &parts[slot]
+		if pt.gram == nil {
+			pt.gram, pt.xty = make([]float64, d*d), make([]float64, d)
+		}
+		clear(pt.gram)
+		clear(pt.xty)
+		for i := c * pooledChunk; i < min(len(p.Clients), (c+1)*pooledChunk); i++ {
+			s := &p.Clients[i]
+			w := p.Weights[i]
+			floatsAxpy(w, s.XtY, pt.xty)
+			if s.Gram != nil {
+				floatsAxpy(w, s.Gram, pt.gram)
+			} else if s.N > 0 {
+				// X_iᵀX_i/N added directly from the rows.
+				gramUpperPooled(pt.gram, s.X, s.N, d, 1/float64(p.N), 1)
+			}
+		}
+	}, func(_, slot int) {
+		floatsAxpy(1, parts[slot].xty, p.XtY)
+		floatsAxpy(1, parts[slot].gram, p.Gram)
+	})
 	// Raw clients wrote only the upper triangle; symmetrise from it (the
 	// Gram clients kept both triangles identical, so this changes nothing there).
 	mirrorUpper(p.Gram, d)
 	p.LeastSquares = MinNormSolve(p.Gram, p.XtY, d)
 	p.LSError = Distance(p.LeastSquares, fed.Truth)
+	p.heterogeneous = fed.Heterogeneous()
 	return p
 }
+
+// Locals returns every client's statistics in the form the round maps need
+// (Local), computed once on first use, in parallel, and shared by every
+// racer and re-run. A client with a Gram matrix and no covariate subspace
+// shares its Stats; a covariate-subspace client keeps the r×r block of its
+// support; a client with fewer rows than coordinates is decomposed through
+// its n_i×n_i kernel.
+func (p *Problem) Locals() []Local {
+	p.localOnce.Do(func() {
+		p.locals = make([]Local, len(p.Clients))
+		parallel.For(len(p.Clients), func(i int) {
+			s, c := &p.Clients[i], &p.Fed.Clients[i]
+			l := &p.locals[i]
+			switch {
+			case c.Support == nil && s.Gram != nil:
+				*l = Local{R: p.Dim, N: s.N, Gram: s.Gram, B: s.XtY}
+			case c.Support != nil && s.Gram != nil && s.N >= len(c.Support):
+				// The support block of the d×d Gram matrix; the rows are zero elsewhere.
+				r := len(c.Support)
+				*l = Local{Coords: c.Support, R: r, N: s.N, Gram: make([]float64, r*r), B: make([]float64, r)}
+				for a, ka := range c.Support {
+					l.B[a] = s.XtY[ka]
+					for b, kb := range c.Support {
+						l.Gram[a*r+b] = s.Gram[ka*p.Dim+kb]
+					}
+				}
+			default:
+				ws := localWork.Get().(*LocalWork)
+				l.Set(c.X, c.Y, c.N, p.Dim, c.Support, false, ws)
+				localWork.Put(ws)
+			}
+		})
+	})
+	return p.locals
+}
+
+// localWork keeps the scratch of Local.Set between clients.
+var localWork = sync.Pool{New: func() any { return &LocalWork{} }}
 
 // MinNormSolve returns the minimum-norm solution of A x = b for a symmetric
 // positive semi-definite d×d matrix A (row-major): a Cholesky solve when A is
@@ -82,25 +148,52 @@ func NewProblem(fed *datasets.Federation) *Problem {
 // relative rank tolerance 1e-12 (PAPERS.md §1.6: "restricted to the reachable
 // subspace" when XᵀX is singular).
 func MinNormSolve(a, b []float64, d int) []float64 {
-	sym := mat.NewSymDense(d, append([]float64(nil), a...))
-	x := mat.NewVecDense(d, nil)
-	var ch mat.Cholesky
-	if ch.Factorize(sym) && ch.Cond() < 1e12 {
-		if err := ch.SolveVecTo(x, mat.NewVecDense(d, append([]float64(nil), b...))); err == nil {
-			return x.RawVector().Data
+	x := make([]float64, d)
+	MinNormSolveTo(x, a, b, d, nil)
+	return x
+}
+
+// SolveWork is scratch memory for MinNormSolveTo; one serves one goroutine.
+type SolveWork struct {
+	a, work []float64
+	iwork   []int
+}
+
+// MinNormSolveTo is MinNormSolve into x, reusing ws (which may be nil) so
+// that the common positive definite case allocates nothing. A is
+// positive definite when its Cholesky factorisation succeeds with a
+// condition number (1-norm estimate, as gonum's mat.Cholesky) below 1e12.
+func MinNormSolveTo(x, a, b []float64, d int, ws *SolveWork) {
+	if ws == nil {
+		ws = &SolveWork{}
+	}
+	ws.a = grow(ws.a, d*d)
+	copy(ws.a, a[:d*d])
+	ws.work = grow(ws.work, 3*d)
+	if cap(ws.iwork) < d {
+		ws.iwork = make([]int, d)
+	}
+	sym := blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: ws.a}
+	norm := lapack64.Lansy(lapack.MaxRowSum, sym, ws.work)
+	if t, ok := lapack64.Potrf(sym); ok {
+		if rcond := lapack64.Pocon(sym, norm, ws.work, ws.iwork[:d]); 1/rcond < condLimit {
+			copy(x, b[:d])
+			lapack64.Potrs(t, blas64.General{Rows: d, Cols: 1, Stride: 1, Data: x})
+			return
 		}
 	}
+	clear(x[:d])
 	var svd mat.SVD
-	if !svd.Factorize(mat.NewDense(d, d, append([]float64(nil), a...)), mat.SVDThin) {
-		return make([]float64, d)
+	if !svd.Factorize(mat.NewDense(d, d, append([]float64(nil), a[:d*d]...)), mat.SVDThin) {
+		return
 	}
 	rank := svd.Rank(1e-12)
 	if rank == 0 {
-		return make([]float64, d)
+		return
 	}
 	var xm mat.Dense
-	svd.SolveTo(&xm, mat.NewDense(d, 1, append([]float64(nil), b...)), rank)
-	return mat.Col(nil, 0, &xm)
+	svd.SolveTo(&xm, mat.NewDense(d, 1, append([]float64(nil), b[:d]...)), rank)
+	mat.Col(x[:d], 0, &xm)
 }
 
 // GradNormScratch is the scratch length GradNorm needs.
@@ -129,7 +222,7 @@ func (p *Problem) EstError(theta []float64) float64 { return Distance(theta, p.F
 // truth weighted by n_i/N; NaN when all clients share one truth, since it
 // then equals EstError.
 func (p *Problem) ClientError(theta []float64) float64 {
-	if !p.Fed.Heterogeneous() {
+	if !p.heterogeneous {
 		return math.NaN()
 	}
 	var s float64

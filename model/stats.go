@@ -61,7 +61,7 @@ func NewStats(x, y []float64, n, d int) Stats {
 	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(s.XtY))
 	if n >= d {
 		s.Gram = make([]float64, d*d)
-		blas64.Syrk(blas.Trans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: s.Gram})
+		gramUpperPooled(s.Gram, x, n, d, inv, 0)
 		mirrorUpper(s.Gram, d)
 	}
 	return s

@@ -53,48 +53,20 @@ func NewSubspaceSpectrum(x, y []float64, n, d int, support []int) SubspaceSpectr
 	inv := 1 / float64(n)
 	b := make([]float64, r) // X_Eᵀy/n
 	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(b))
-	var es mat.EigenSym
-	if n >= r {
-		g := make([]float64, r*r)
-		blas64.Syrk(blas.Trans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: g})
-		if !es.Factorize(mat.NewSymDense(r, g), true) {
-			panic("model: eigendecomposition of a client Hessian failed")
-		}
-		var q mat.Dense
-		es.VectorsTo(&q)
-		sp.K, sp.Lambda = r, es.Values(nil)
-		sp.Q = append([]float64(nil), q.RawMatrix().Data...)
-	} else {
-		// G = X_EᵀX_E/n and K = X_E X_Eᵀ/n share their non-zero eigenvalues;
-		// an eigenvector u of K gives the unit eigenvector X_Eᵀu/√(nμ) of G.
-		kern := make([]float64, n*n)
-		blas64.Syrk(blas.NoTrans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: kern})
-		if !es.Factorize(mat.NewSymDense(n, kern), true) {
-			panic("model: eigendecomposition of a client kernel failed")
-		}
-		var u mat.Dense
-		es.VectorsTo(&u)
-		mu := es.Values(nil)
-		tol := 1e-13 * math.Max(mu[n-1], 0)
-		first := 0
-		for first < n && !(mu[first] > tol) {
-			first++
-		}
-		sp.K = n - first
-		sp.Lambda = append([]float64(nil), mu[first:]...)
-		sp.Q = make([]float64, r*sp.K)
-		// Q = X_Eᵀ U_kept diag(1/√(nμ)).
-		uk := u.Slice(0, n, first, n).(*mat.Dense).RawMatrix()
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, xm,
-			blas64.General{Rows: n, Cols: sp.K, Stride: uk.Stride, Data: uk.Data},
-			0, blas64.General{Rows: r, Cols: sp.K, Stride: sp.K, Data: sp.Q})
-		for a := 0; a < r; a++ {
-			row := sp.Q[a*sp.K : (a+1)*sp.K]
-			for j := range row {
-				row[j] /= math.Sqrt(float64(n) * sp.Lambda[j])
-			}
-		}
+	if n < r {
+		sp.setKernel(xe, b, n, r, support, &LocalWork{})
+		return sp
 	}
+	var es mat.EigenSym
+	g := make([]float64, r*r)
+	blas64.Syrk(blas.Trans, inv, xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: g})
+	if !es.Factorize(mat.NewSymDense(r, g), true) {
+		panic("model: eigendecomposition of a client Hessian failed")
+	}
+	var q mat.Dense
+	es.VectorsTo(&q)
+	sp.K, sp.Lambda = r, es.Values(nil)
+	sp.Q = append([]float64(nil), q.RawMatrix().Data...)
 	sp.QtB = make([]float64, sp.K)
 	blas64.Gemv(blas.Trans, 1, sp.q(), vec(b), 0, vec(sp.QtB))
 	return sp
@@ -126,9 +98,34 @@ func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float6
 	if len(work) < r*k+r*r {
 		work = make([]float64, r*k+r*r)
 	}
-	// Scale the columns of Q by f (or √f, to use the symmetric rank-k
-	// update, when every f is ≥ 0, which holds for stable step sizes).
-	qf, out := work[:r*k], work[r*k:r*k+r*r]
+	out := work[r*k : r*k+r*r]
+	sp.outerTo(out, f, work[:r*k])
+	for i := 0; i < r; i++ {
+		ri := i
+		if sp.Coords != nil {
+			ri = sp.Coords[i]
+		}
+		dst := a[ri*d : (ri+1)*d]
+		src := out[i*r : (i+1)*r]
+		if sp.Coords == nil {
+			blas64.Axpy(w, vec(src), vec(dst))
+			continue
+		}
+		for j, v := range src {
+			dst[sp.Coords[j]] += w * v
+		}
+	}
+}
+
+// outerTo sets out (r×r, both triangles) to Q diag(f) Qᵀ, by a symmetric
+// rank-k update of Q diag(√f) when every f is ≥ 0 (stable step sizes), by a
+// general product otherwise. qf must hold r·k numbers.
+func (sp *SubspaceSpectrum) outerTo(out, f, qf []float64) {
+	r, k := sp.R, sp.K
+	if k == 0 {
+		clear(out[:r*r])
+		return
+	}
 	nonneg := true
 	for _, v := range f[:k] {
 		nonneg = nonneg && v >= 0
@@ -146,28 +143,32 @@ func (sp *SubspaceSpectrum) AddOuterTo(a []float64, d int, w float64, f []float6
 			dst[j] = q[j] * c
 		}
 	}
-	qfm := blas64.General{Rows: r, Cols: k, Stride: k, Data: qf}
+	qfm := blas64.General{Rows: r, Cols: k, Stride: k, Data: qf[:r*k]}
 	if nonneg {
 		blas64.Syrk(blas.NoTrans, 1, qfm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: out})
 		mirrorUpper(out, r)
 	} else {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, qfm, sp.q(), 0, blas64.General{Rows: r, Cols: r, Stride: r, Data: out})
 	}
-	for i := 0; i < r; i++ {
-		ri := i
-		if sp.Coords != nil {
-			ri = sp.Coords[i]
-		}
-		dst := a[ri*d : (ri+1)*d]
-		src := out[i*r : (i+1)*r]
-		if sp.Coords == nil {
-			blas64.Axpy(w, vec(src), vec(dst))
-			continue
-		}
-		for j, v := range src {
-			dst[sp.Coords[j]] += w * v
-		}
+}
+
+// TermTo sets dm (r×r) and v (r) to a local map u ↦ u − D u + v of a
+// kernel-form client from its eigenpairs: D = Q diag(comp) Qᵀ and
+// v = Q (geo ∘ Qᵀb), with (comp, geo) = coef(λ) per eigenvalue
+// (GDCoefficients or ProxCoefficients). work must hold r·k + 2k numbers.
+func (sp *SubspaceSpectrum) TermTo(dm, v, work []float64, coef func(lambda float64) (comp, geo float64)) {
+	r, k := sp.R, sp.K
+	comp, z, qf := work[:k], work[k:2*k], work[2*k:2*k+r*k]
+	for j, lam := range sp.Lambda {
+		c, g := coef(lam)
+		comp[j], z[j] = c, g*sp.QtB[j]
 	}
+	sp.outerTo(dm, comp, qf)
+	if k == 0 {
+		clear(v[:r])
+		return
+	}
+	blas64.Gemv(blas.NoTrans, 1, sp.q(), vec(z), 0, vec(v[:r]))
 }
 
 // AddVecTo adds w·P Q (g ∘ QᵀPᵀb) to the d-vector c, with b = X_iᵀy_i/n_i.

@@ -23,16 +23,27 @@ var metrics = []experiment.Metric{
 // Metrics implements experiment.Family.
 func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
 
-// Racers implements experiment.Family.
+// Racers implements experiment.Family. The full-batch racers run on round
+// maps kept with the prepared problem (algorithms.RoundMap): each racer's
+// first call builds the maps of all of them in one pass over the clients,
+// so a change of η rebuilds every map once and a change of s only the map
+// of the racer that follows it.
 func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 	var out []experiment.Racer
-	for _, r := range resolve(sc) {
-		norm := cfg(sc).BatchNorm
+	rs := resolve(sc)
+	var specs []algorithms.MapSpec
+	for _, r := range rs {
+		if r.batch == 0 {
+			specs = append(specs, r.mapSpec())
+		}
+	}
+	norm := cfg(sc).BatchNorm
+	for _, r := range rs {
 		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		if r.kind == KindFedAvg {
 			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		}
-		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
+		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg, specs)})
 	}
 	return out
 }
@@ -90,14 +101,26 @@ func resolve(sc experiment.Scenario) []resolved {
 	return out
 }
 
+// mapSpec names the round map of a full-batch racer.
+func (r resolved) mapSpec() algorithms.MapSpec {
+	return algorithms.MapSpec{Prox: r.kind == KindFedProx, Eta: r.eta, Steps: r.steps}
+}
+
 // runner adapts a FedAvg/FedProx racer to the engine: round 0 first, the
 // common start θ_0 = 0 (PAPERS.md §8), then the algorithm's rounds; each
 // carries the metrics in the family's order, the last the error of pooled
-// least squares (a constant of the data, repeated for the CSV column).
-func runner(alg algorithms.Algorithm) func(context.Context, any, int, func(experiment.Round)) error {
+// least squares (a constant of the data, repeated for the CSV column). specs
+// are the round maps of every full-batch racer of the scenario, prepared
+// together before the first round.
+func runner(alg algorithms.Algorithm, specs []algorithms.MapSpec) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
 		p := data.(*model.Problem)
 		emit(roundZero(p))
+		if len(specs) > 0 {
+			if err := algorithms.PrepareMaps(ctx, p, specs); err != nil {
+				return err
+			}
+		}
 		return alg.Run(ctx, p, rounds, func(r algorithms.LinearRound) {
 			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
 				Values: []float64{r.GradNorm, r.EstError, r.ClientError, p.LSError}})

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -181,12 +182,16 @@ var gainerNames = []string{"scarce", "rich"}
 // realised Γ of the trial's truths, the local errors ‖θ̂_j − θ_j*‖ of the
 // gainers, then each gainer's federated error curve ‖θ_t − θ_j*‖ over
 // t = 0…T (min mode), or its one value at the final round or the limit
-// (fedGainSplit reads it back). NaN for a gainer the federation lacks.
+// (fedGainSplit reads it back). NaN for a gainer the federation lacks. The
+// federation is drawn compact (a covariate subspace client as its n×r
+// non-zero columns) into the worker's buffers.
 func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	fed, err := cfg(sc).Data.Generate(sc.Seed)
-	if err != nil {
+	buf := evalPool.Get().(*evalBuffers)
+	defer evalPool.Put(buf)
+	if err := cfg(sc).Data.GenerateInto(&buf.fed, sc.Seed, true); err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
+	fed := &buf.fed
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -197,8 +202,7 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 		local[k] = math.NaN()
 		if j >= 0 {
 			c := &fed.Clients[j]
-			est := model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support)
-			local[k] = model.Distance(est, c.Truth)
+			local[k] = model.Distance(localEstimate(fed, c), c.Truth)
 		}
 	}
 	errs := func(theta, out []float64) {
@@ -209,7 +213,7 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 			}
 		}
 	}
-	curves, err := federatedCurves(ctx, sc, fed, len(gainers), errs)
+	curves, err := federatedCurves(ctx, sc, fed, len(gainers), errs, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +227,41 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 	}
 	return out, nil
 }
+
+// localEstimate is a client's minimum-norm least-squares estimate θ̂_j = X_j⁺y_j
+// (PAPERS.md §1.8), zero outside its covariate subspace.
+func localEstimate(fed *datasets.Federation, c *datasets.Client) []float64 {
+	if !fed.Compact || c.Support == nil {
+		return model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support)
+	}
+	sol := model.MinNormLeastSquares(c.X, c.Y, c.N, len(c.Support))
+	theta := make([]float64, fed.Dim)
+	for a, k := range c.Support {
+		theta[k] = sol[a]
+	}
+	return theta
+}
+
+// evalBuffers is the memory of one evaluation, reused from trial to trial
+// through evalPool (the engine's sweep workers are anonymous; a pool keeps
+// about one per worker): the drawn federation, the clients' statistics, the
+// round maps and their scratch, the iterates. With them a trial allocates
+// only its results and what the local least-squares estimates need.
+type evalBuffers struct {
+	fed              datasets.Federation
+	locals           []model.Local
+	lw               model.LocalWork
+	maps             algorithms.MapBuilder
+	limit            algorithms.LimitWork
+	specs            []algorithms.MapSpec
+	w                []float64
+	theta, next, cur []float64
+}
+
+var evalPool = sync.Pool{New: func() any {
+	// A sweep is parallel over trials already: one goroutine per build.
+	return &evalBuffers{maps: algorithms.MapBuilder{Workers: 1}}
+}}
 
 // fedGainSplit reads the realised Γ, gainer j's local error and its
 // federated error curve from a racer's row of evalFedGainRaw.
@@ -376,6 +415,8 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 	if err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
+	buf := evalPool.Get().(*evalBuffers)
+	defer evalPool.Put(buf)
 	delta := make([]float64, fed.Dim)
 	mse := func(theta, out []float64) {
 		for k := range delta {
@@ -383,7 +424,7 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 		}
 		out[0] = model.IntegratedSquare(delta)
 	}
-	out, err := federatedErrors(ctx, sc, fed, 1, mse)
+	out, err := federatedErrors(ctx, sc, fed, 1, mse, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -399,8 +440,8 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 // the minimum over rounds t = 0, …, T from θ_0 = 0 (PAPERS.md §8), each
 // error minimised separately.
 func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
-	errs func(theta, out []float64)) ([][]float64, error) {
-	curves, err := federatedCurves(ctx, sc, fed, k, errs)
+	errs func(theta, out []float64), buf *evalBuffers) ([][]float64, error) {
+	curves, err := federatedCurves(ctx, sc, fed, k, errs, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -418,38 +459,59 @@ func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.
 // errs measures, the error curve over rounds t = 0, …, T from θ_0 = 0 in min
 // mode, or the single error at the final round or at the closed-form limit
 // in the other modes. Rounds are the affine round map of the racer (one d×d
-// product per round), built once from the clients' spectra.
+// product per round); the maps of all racers are built in one pass over the
+// clients' statistics (algorithms.MapBuilder), in buf's memory.
 func federatedCurves(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
-	errs func(theta, out []float64)) ([][][]float64, error) {
-	spectra := model.SubspaceSpectra(fed)
-	w := make([]float64, len(fed.Clients))
+	errs func(theta, out []float64), buf *evalBuffers) ([][][]float64, error) {
+	d, m := fed.Dim, len(fed.Clients)
+	if cap(buf.locals) < m {
+		buf.locals = append(buf.locals[:cap(buf.locals)], make([]model.Local, m-cap(buf.locals))...)
+	}
+	locals := buf.locals[:m]
+	buf.w = slices.Grow(buf.w[:0], m)[:m]
+	total := fed.N()
 	for i := range fed.Clients {
-		w[i] = float64(fed.Clients[i].N) / float64(fed.N())
+		c := &fed.Clients[i]
+		locals[i].Set(c.X, c.Y, c.N, d, c.Support, fed.Compact, &buf.lw)
+		buf.w[i] = float64(c.N) / float64(total)
 	}
 	racers := resolve(sc)
+	buf.specs = buf.specs[:0]
+	for _, r := range racers {
+		buf.specs = append(buf.specs, r.mapSpec())
+	}
+	maps, err := buf.maps.Build(ctx, locals, buf.w, d, buf.specs, nil, nil)
+	if err != nil {
+		return nil, err
+	}
 	fedErr := cfg(sc).FedError
 	out := make([][][]float64, len(racers))
-	cur := make([]float64, k)
+	buf.cur = slices.Grow(buf.cur[:0], k)[:k]
+	buf.theta = slices.Grow(buf.theta[:0], d)[:d]
+	buf.next = slices.Grow(buf.next[:0], d)[:d]
+	cur := buf.cur
 	for i, r := range racers {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		m := algorithms.NewFedProxMap(spectra, w, fed.Dim, r.eta)
-		if r.kind == KindFedAvg {
-			m = algorithms.NewFedAvgMap(spectra, w, fed.Dim, r.eta, r.steps)
-		}
+		m := maps[i]
 		out[i] = make([][]float64, k)
 		if fedErr == model.FedErrorLimit {
-			errs(m.Limit(), cur)
+			m.LimitTo(buf.theta, &buf.limit)
+			errs(buf.theta, cur)
 			for j := range out[i] {
 				out[i][j] = []float64{cur[j]}
 			}
 			continue
 		}
-		theta, next := make([]float64, fed.Dim), make([]float64, fed.Dim)
+		theta, next := buf.theta, buf.next
+		clear(theta)
 		errs(theta, cur) // t = 0
 		for j := range out[i] {
 			out[i][j] = []float64{cur[j]}
+			if fedErr == model.FedErrorMin {
+				out[i][j] = slices.Grow(out[i][j], sc.Rounds)
+			}
 		}
 		for t := 1; t <= sc.Rounds; t++ {
 			if t%256 == 0 && ctx.Err() != nil {

@@ -52,7 +52,7 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 		case "--version", "-version", "version":
 			fmt.Fprintln(stdout, "fedscope", version)
 			return ExitOK
-		case "presets", "run", "sweep":
+		case "presets", "run", "sweep", "merge":
 			return app.headless(ctx, args)
 		case "help":
 			return app.report(ctx, app.help(ctx, args[1:]))
@@ -189,8 +189,10 @@ func (a *app) command(ctx context.Context, args []string) error {
 			return err
 		}
 		return a.execute(ctx, j)
+	case "merge":
+		return a.merge(ctx, args[1:])
 	}
-	return experiment.Errorf("unknown command %q; commands: presets, run, sweep", args[0])
+	return experiment.Errorf("unknown command %q; commands: presets, run, sweep, merge", args[0])
 }
 
 // errInterrupted reports a headless command stopped by a signal (or a
@@ -259,6 +261,12 @@ type job struct {
 	run     *experiment.Table
 	sweep   *experiment.SweepTable
 	sums    []experiment.RacerSummary // run: the family's per-racer summaries, written after the rows
+
+	// A sharded sweep (--shard) writes its raw evaluations for fedscope
+	// merge instead of the table (experiment.ShardWriter).
+	shard *experiment.ShardHeader
+	part  experiment.Shard
+	evals []experiment.TrialResult
 }
 
 // prepare parses a run or sweep command line, builds and validates the
@@ -268,9 +276,10 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	fs := newFlagSet(cmd)
 	var sf scenarioFlags
 	sf.register(fs)
-	var trials *int
+	var trials, shard *string
 	if cmd == "sweep" {
-		trials = fs.Int("trials", 0, "trials per swept value (default: the preset's)")
+		trials = fs.String("trials", "", "trials per swept value (default: the preset's)")
+		shard = fs.String("shard", "", "compute only shard i of n (0 ≤ i < n) of the (value, trial) grid, as JSON lines for fedscope merge")
 	}
 	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
 	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
@@ -283,7 +292,14 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	if *out == "" && sf.given("out") {
 		return nil, experiment.Errorf("--out \"\": give a file name, or - for standard output")
 	}
+	sharded := shard != nil && (*shard != "" || sf.given("shard"))
+	if sharded && *format != "" && *format != "jsonl" {
+		return nil, experiment.Errorf("--format %s with --shard: a shard is written as JSON lines for fedscope merge; give --format to merge instead", *format)
+	}
 	f, err := output.FormatFor(*format, *out)
+	if sharded {
+		f, err = experiment.JSONL, nil // whatever the --out extension
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -303,17 +319,28 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	case !sc.IsSweep():
 		return nil, experiment.Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, strings.Join(a.catalog.SweepPresetNames(), ", "))
 	default:
-		if *trials != 0 || sf.given("trials") {
-			if *trials < 1 || *trials > experiment.MaxTrials {
-				return nil, experiment.Errorf("--trials %d: must lie in 1..%d", *trials, experiment.MaxTrials)
+		n := 0
+		if sf.given("trials") {
+			if n, err = strconv.Atoi(strings.TrimSpace(*trials)); err != nil || n < 1 || n > experiment.MaxTrials {
+				return nil, experiment.Errorf("--trials %q: allowed: a whole number in 1..%d", *trials, experiment.MaxTrials)
 			}
-			sc.Trials = *trials
+			sc.Trials = n
 		}
 		if err := sc.Validate(); err != nil {
 			return nil, err
 		}
 		if j.sweep, err = experiment.NewSweepTable(sc); err != nil {
 			return nil, err
+		}
+		if sharded {
+			sh, err := experiment.ParseShard(*shard)
+			if err != nil {
+				return nil, err
+			}
+			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), sf.shardArgs(n)); err != nil {
+				return nil, err
+			}
+			j.part = sh
 		}
 	}
 	j.sc = sc
@@ -335,16 +362,25 @@ func (a *app) execute(ctx context.Context, j *job) error {
 	if j.run != nil {
 		return a.runRace(ctx, j)
 	}
-	err := experiment.RunSweep(ctx, j.sc, func(r experiment.TrialResult) {
+	add := func(r experiment.TrialResult) {
 		j.mu.Lock()
 		defer j.mu.Unlock()
 		if !j.written {
 			j.sweep.Add(r)
+			if j.shard != nil {
+				j.evals = append(j.evals, r)
+			}
 			if a.onRow != nil {
 				a.onRow()
 			}
 		}
-	})
+	}
+	var err error
+	if j.shard != nil {
+		err = experiment.RunSweepShard(ctx, j.sc, j.part, add)
+	} else {
+		err = experiment.RunSweep(ctx, j.sc, add)
+	}
 	var ie *experiment.InputError
 	if errors.As(err, &ie) && j.sweep.Done() == 0 {
 		j.abort()
@@ -422,14 +458,26 @@ func roundWarnings(t *experiment.Table) []string {
 
 // rows returns the number of rows the job's table holds; j.mu is held.
 func (j *job) rows() int {
-	if j.run != nil {
+	switch {
+	case j.run != nil:
 		return j.run.Len()
+	case j.shard != nil:
+		return len(j.evals)
 	}
 	return j.sweep.Rows()
 }
 
 // writeTo writes the job's table; j.mu is held.
 func (j *job) writeTo(w io.Writer) error {
+	if j.shard != nil {
+		// Complete, the shard ends with an end line; interrupted, it has
+		// none and merge refuses it until it is run again.
+		sw := experiment.NewShardWriter(w, j.shard)
+		for _, r := range j.evals {
+			sw.Add(r)
+		}
+		return sw.Close()
+	}
 	if j.run == nil {
 		return j.sweep.Write(w, j.format)
 	}

@@ -32,10 +32,14 @@ var commands = []commandDoc{
 		"Races a preset's algorithms without the explorer and writes one row per racer and round (round 0 is the start): " +
 			"the numbers the explorer draws for the same seed. How the data were prepared, notes and warnings go to standard error.",
 		func(p experiment.Preset) bool { return !p.Scenario().IsSweep() }},
-	{"sweep", "fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]",
+	{"sweep", "fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-] [--shard i/n]",
 		"Runs a sweep preset: the swept key over its grid, every value on fresh data for each trial, " +
-			"and writes the mean and spread per value. Trials run on all cores; the output does not depend on their number.",
+			"and writes the mean and spread per value. Trials run on all cores; the output does not depend on their number. " +
+			"--shard i/n computes only every n-th evaluation (i = 0…n−1) as JSON lines, for machines that share a sweep; fedscope merge joins the shards.",
 		func(p experiment.Preset) bool { return p.Scenario().IsSweep() }},
+	{"merge", "fedscope merge [--format csv|jsonl] [--out PATH|-] SHARD-FILE...",
+		"Joins the shards of one sweep (fedscope sweep --shard i/n, every i) into its table: byte for byte what the unsharded sweep writes. " +
+			"Shards of different scenarios, seeds or builds, missing or incomplete shards are refused.", nil},
 	{"help", "fedscope help [TOPIC]", "Explains a command, a preset (its story, its --set keys and its explorer keys), the explorer's keys or the exit statuses.", nil},
 	{"version", "fedscope --version", "Prints the version.", nil},
 }
@@ -114,7 +118,7 @@ func (a *app) writeCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 // flagArgs name the values of the flags in the help, as the synopses do.
 var flagArgs = map[string]string{
 	"preset": "NAME", "rounds": "N", "seed": "S", "set": "key=value", "trials": "N",
-	"format": "csv|jsonl", "out": "PATH|-", "pace": "R|max", "theme": "dark|light|mono",
+	"format": "csv|jsonl", "out": "PATH|-", "shard": "i/n", "pace": "R|max", "theme": "dark|light|mono",
 }
 
 // flagCount is the number of flags fs defines (0 for nil).

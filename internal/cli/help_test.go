@@ -49,7 +49,7 @@ func TestTypoSuggestions(t *testing.T) {
 // standard output with exit 0, lists exactly the flags the command parses,
 // the presets it accepts and the exit statuses.
 func TestCommandHelp(t *testing.T) {
-	for _, name := range []string{"presets", "run", "sweep"} {
+	for _, name := range []string{"presets", "run", "sweep", "merge"} {
 		viaFlag, errs, code := command(t, name, "--help")
 		if code != ExitOK || errs != "" {
 			t.Fatalf("%s --help: exit %d, stderr %q", name, code, errs)

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/output"
+)
+
+// shardArgs records the command-line inputs that built the scenario, so
+// that merge can rebuild it the same way.
+func (f *scenarioFlags) shardArgs(trials int) experiment.ShardArgs {
+	args := experiment.ShardArgs{Preset: f.preset, Set: append([]string(nil), f.sets...)}
+	if f.given("seed") {
+		seed := f.seed
+		args.Seed = &seed
+	}
+	if f.given("rounds") {
+		rounds := f.rounds
+		args.Rounds = &rounds
+	}
+	if trials != 0 {
+		args.Trials = &trials
+	}
+	return args
+}
+
+// merge is `fedscope merge [--format csv|jsonl] [--out PATH] FILES…`: it
+// checks that the files are the n shards of one sweep, each complete and
+// computed from the same scenario by this fedscope, and writes the sweep's
+// table, byte for byte what the unsharded `fedscope sweep` writes.
+func (a *app) merge(ctx context.Context, args []string) error {
+	fs := newFlagSet("merge")
+	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
+	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return helpRequest{cmd: "merge", fs: fs}
+		}
+		return &experiment.InputError{Msg: flagError(fs, err)}
+	}
+	f, err := output.FormatFor(*format, *out)
+	if err != nil {
+		return err
+	}
+	names := fs.Args()
+	if len(names) == 0 {
+		return experiment.Errorf("merge: no shard files given; usage: fedscope merge [--format csv|jsonl] [--out PATH] SHARD-FILES...")
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "-") {
+			return experiment.Errorf("merge: %q: flags go before the shard files", n)
+		}
+	}
+	var files []*experiment.ShardFile
+	for _, n := range names {
+		file, err := os.Open(n)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return experiment.Errorf("merge: %s: cannot read the file: %v", n, err)
+		}
+		sf, err := experiment.ReadShard(file, n)
+		file.Close()
+		if err != nil {
+			return err
+		}
+		files = append(files, sf)
+	}
+	table, err := experiment.MergeShards(files, buildVersion(), a.rebuildSweep)
+	if err != nil {
+		return err
+	}
+	target, err := output.Open(ctx, *out, output.Options{Stdout: a.stdout, Inputs: names})
+	if err != nil {
+		return err
+	}
+	return target.Write(func(w io.Writer) error { return table.Write(w, f) })
+}
+
+// rebuildSweep turns a shard's recorded command-line inputs back into its
+// scenario through the flags of `fedscope sweep`.
+func (a *app) rebuildSweep(args experiment.ShardArgs) (experiment.Scenario, error) {
+	fs := newFlagSet("sweep")
+	var sf scenarioFlags
+	sf.register(fs)
+	argv := []string{"--preset", args.Preset}
+	for _, s := range args.Set {
+		argv = append(argv, "--set", s)
+	}
+	if args.Seed != nil {
+		argv = append(argv, "--seed", fmt.Sprint(*args.Seed))
+	}
+	if args.Rounds != nil {
+		argv = append(argv, "--rounds", fmt.Sprint(*args.Rounds))
+	}
+	if err := parseFlags(fs, argv); err != nil {
+		return experiment.Scenario{}, err
+	}
+	sc, err := sf.scenario(a.catalog)
+	if err != nil {
+		return experiment.Scenario{}, err
+	}
+	if !sc.IsSweep() {
+		return experiment.Scenario{}, experiment.Errorf("preset %q is not a sweep", sc.Preset)
+	}
+	if args.Trials != nil {
+		if *args.Trials < 1 || *args.Trials > experiment.MaxTrials {
+			return experiment.Scenario{}, experiment.Errorf("--trials %d: must lie in 1..%d", *args.Trials, experiment.MaxTrials)
+		}
+		sc.Trials = *args.Trials
+	}
+	return sc, nil
+}
+
+// buildVersion identifies the fedscope binary in shard files: the module
+// version and, when the build recorded it, the VCS revision. Shards from
+// different builds may differ in their last digits, so merge refuses to mix
+// them.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			v += " " + s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			v += "+dirty"
+		}
+	}
+	return v
+}
