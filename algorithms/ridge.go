@@ -88,7 +88,7 @@ func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Ridge
 //
 // With the local gradient every round would return W_DKRR; with the global
 // one the only fixed point is W_KRR, reached at the rate of the contraction
-// factor (model.Ridge.Contraction), or missed when that exceeds 1.
+// factor Υ (model.Ridge.Contraction), or missed when Υ exceeds 1.
 type FedNewton struct {
 	// Start, when not nil, replaces the DKRR start W̄⁰ (M×C; tests use it
 	// to check the Newton step from an arbitrary point).
@@ -131,11 +131,10 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 		axpy(-1, step, w)
 		return nil
 	}
-	diverged := func(t int) error {
-		return &DivergedError{Round: t, Reason: fmt.Sprintf(
-			"its per-round contraction factor is %.3g > 1: the clients hold too few samples for their local Hessians (the Υ > 1 regime of paper 003)",
-			p.Contraction())}
-	}
+	// The reason names the cause of Υ ≥ 1 (few samples per client,
+	// heterogeneity across clients, or a small λ), diagnosed on demand
+	// (model.Ridge.Diagnose).
+	diverged := func(t int) error { return &DivergedError{Round: t, Reason: p.Diagnose().Sentence()} }
 	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
 }
 
