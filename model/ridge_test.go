@@ -186,4 +186,3 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("mse %v acc %v, want 1 and 0.5", mse, acc)
 	}
 }
-
