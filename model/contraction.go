@@ -47,12 +47,65 @@ func (r *Ridge) ContractionTol(tol float64) (float64, int) {
 	for j := range r.Clients {
 		ops[j] = r.Clients[j].Op
 	}
-	return contraction(r.Pooled, ops, r.Weights, r.M, tol)
+	return contraction(r.Pooled, ops, r.Weights, r.M, tol, 0)
+}
+
+// ContractionAt returns Υ at λ (to tol, as Ridge.ContractionTol) without
+// building the problem: only the local Hessians are factorised, and the
+// pooled Hessian is applied as H = Σ_j p_j H_j through them, so the pooled
+// Gram matrix is never formed. Tuning calls it for the settings it checks.
+//
+// With limit > 0 it stops as soon as the estimate reaches limit and returns
+// that estimate, a lower bound of Υ: the extreme Ritz values of the Lanczos
+// process lie inside the spectrum of AH, so their Υ never exceeds the true
+// one, and a check "Υ < 1?" is decided in a few steps when Υ is large.
+func (s *RidgeStats) ContractionAt(lambda, tol, limit float64) (float64, error) {
+	if !(lambda > 0) || math.IsInf(lambda, 0) {
+		return math.NaN(), fmt.Errorf("ridge: λ=%v must be a finite number > 0", lambda)
+	}
+	ops := make([]*RidgeOp, len(s.clients))
+	errs := make([]error, len(ops))
+	parallel.For(len(ops), func(j int) { ops[j], errs[j] = s.clients[j].op(s.M, lambda, false) })
+	if err := firstErr(errs); err != nil {
+		return math.NaN(), err
+	}
+	ups, _ := contraction(sumOp{ops, s.Weights}, ops, s.Weights, s.M, tol, limit)
+	return ups, nil
+}
+
+// hessian multiplies by a Hessian (one column).
+type hessian interface {
+	MulTo(dst, w []float64, c int, scratch []float64)
+	ScratchLen() int
+}
+
+// sumOp is H = Σ_j p_j H_j.
+type sumOp struct {
+	ops []*RidgeOp
+	w   []float64
+}
+
+func (s sumOp) ScratchLen() int {
+	n := 0
+	for _, op := range s.ops {
+		n = max(n, op.ScratchLen())
+	}
+	return n
+}
+
+func (s sumOp) MulTo(dst, v []float64, c int, scratch []float64) {
+	tmp := make([]float64, len(dst))
+	clear(dst)
+	for j, op := range s.ops {
+		op.MulTo(tmp, v, c, scratch)
+		floatsAxpy(s.w[j], tmp, dst)
+	}
 }
 
 // contraction is ContractionTol for the pooled Hessian H and local
-// Hessians H_j with weights p_j.
-func contraction(pooled *RidgeOp, clients []*RidgeOp, w []float64, m int, tol float64) (float64, int) {
+// Hessians H_j with weights p_j; limit > 0 stops once the estimate reaches
+// it (ContractionAt).
+func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, limit float64) (float64, int) {
 	n := pooled.ScratchLen()
 	for _, op := range clients {
 		n = max(n, op.ScratchLen())
@@ -97,7 +150,7 @@ func contraction(pooled *RidgeOp, clients []*RidgeOp, w []float64, m int, tol fl
 			ups, resLo, resHi = ritz(alpha, beta, b)
 			scale := tol * math.Max(1, ups)
 			invariant := b <= 1e-13*math.Max(1, math.Abs(alpha[k-1]))
-			if invariant || k >= maxSteps || (k >= 2 && resLo <= scale && resHi <= scale) {
+			if invariant || k >= maxSteps || (k >= 2 && resLo <= scale && resHi <= scale) || (limit > 0 && ups >= limit) {
 				return ups, k
 			}
 		}
@@ -204,11 +257,11 @@ func (r *Ridge) diagnose() ContractionDiagnosis {
 		errs := make([]error, len(ops))
 		parallel.For(len(ops), func(j int) { ops[j], errs[j] = r.Clients[j].Op.Shifted(9 * r.Lambda) })
 		if firstErr(errs) == nil {
-			d.TenLambda, _ = contraction(pooled, ops, r.Weights, r.M, diagnosisTol)
+			d.TenLambda, _ = contraction(pooled, ops, r.Weights, r.M, diagnosisTol, 0)
 		}
 	}
 	if ops := r.iidOps(); ops != nil {
-		d.IID, _ = contraction(r.Pooled, ops, r.Weights, r.M, diagnosisTol)
+		d.IID, _ = contraction(r.Pooled, ops, r.Weights, r.M, diagnosisTol, 0)
 	}
 	switch {
 	case d.IID < 1:

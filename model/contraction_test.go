@@ -109,6 +109,19 @@ func TestContractionDense(t *testing.T) {
 			if c := r.Contraction(); math.Abs(c-want) > 1e-5*math.Max(1, want) {
 				t.Errorf("Contraction() = %.8g, want %.8g to 1e-6", c, want)
 			}
+			// From the λ-free statistics, applying H from its Gram matrix.
+			stats, err := NewRidgeStats(sets, nil, fm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c, err := stats.ContractionAt(test.lam, 1e-12, 0); err != nil || math.Abs(c-want) > 1e-8*math.Max(1, want) {
+				t.Errorf("ContractionAt = %.12g (%v), want %.12g", c, err, want)
+			}
+			// Stopped at the limit 1, the estimate is a lower bound that
+			// tells the side of 1 correctly.
+			if c, _ := stats.ContractionAt(test.lam, 1e-12, 1); (c >= 1) != (want >= 1) || c > want*(1+1e-9) {
+				t.Errorf("ContractionAt(limit 1) = %.6g, Υ = %.6g", c, want)
+			}
 			t.Logf("Υ = %.6g (%d steps)", want, steps)
 		})
 	}
@@ -251,4 +264,51 @@ func TestRidgeStatsAt(t *testing.T) {
 	if _, err := s.At(0); err == nil {
 		t.Error("At(0): no error")
 	}
+}
+
+// TestCholesky checks the blocked factorisation against gonum's Dpotrf
+// (RᵀR = A, same factor), on sizes around the block size, and that it
+// reports a matrix that is not positive definite.
+func TestCholesky(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, m := range []int{1, 5, 127, 128, 129, 300} {
+		x := make([]float64, (m+3)*m)
+		for k := range x {
+			x[k] = rng.NormFloat64()
+		}
+		a := make([]float64, m*m)
+		symRankTo(a, transposed(x, m+3, m), m, m+3, 1, 0)
+		want := mat.NewSymDense(m, nil)
+		for i := 0; i < m; i++ {
+			for j := i; j < m; j++ {
+				want.SetSym(i, j, a[i*m+j])
+			}
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(want) {
+			t.Fatalf("m=%d: gonum says not positive definite", m)
+		}
+		var r mat.TriDense
+		ch.UTo(&r)
+		if !cholesky(a, m) {
+			t.Fatalf("m=%d: not positive definite", m)
+		}
+		for i := 0; i < m; i++ {
+			for j := i; j < m; j++ {
+				if got, w := a[i*m+j], r.At(i, j); math.Abs(got-w) > 1e-10*(1+math.Abs(w)) {
+					t.Fatalf("m=%d: R[%d,%d] = %v, gonum %v", m, i, j, got, w)
+				}
+			}
+		}
+	}
+	a := []float64{1, 2, 0, 1} // [[1 2] [2 1]]: eigenvalues 3 and −1
+	if cholesky(a, 2) {
+		t.Error("indefinite matrix factorised")
+	}
+}
+
+func transposed(x []float64, rows, cols int) []float64 {
+	out := make([]float64, len(x))
+	transposeTo(out, x, rows, cols)
+	return out
 }

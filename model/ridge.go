@@ -173,7 +173,7 @@ func newPrimal(gram []float64, n, m int, lambda float64) (*RidgeOp, error) {
 	for k := 0; k < m; k++ {
 		gram[k*m+k] += lambda
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: gram}); !ok {
+	if !cholesky(gram, m) {
 		return nil, ErrNotPositive
 	}
 	return &RidgeOp{n: n, m: m, lambda: lambda, r: gram}, nil
@@ -185,7 +185,7 @@ func newDual(phi, kern []float64, n, m int, lambda float64) (*RidgeOp, error) {
 	for i := 0; i < n; i++ {
 		kern[i*n+i] += float64(n) * lambda
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: kern}); !ok {
+	if !cholesky(kern, n) {
 		return nil, ErrNotPositive
 	}
 	return &RidgeOp{n: n, m: m, lambda: lambda, r: kern, phi: phi}, nil
@@ -203,7 +203,7 @@ func (o *RidgeOp) Shifted(mu float64) (*RidgeOp, error) {
 	if o.phi != nil {
 		return newDual(o.phi, kernelOf(o.phi, o.n, o.m), o.n, o.m, o.lambda+mu)
 	}
-	// H = RᵀR; the lower triangle of r is zero (Potrf leaves it as the
+	// H = RᵀR; the lower triangle of r is zero (cholesky leaves it as the
 	// statistics left it).
 	rt := make([]float64, o.m*o.m)
 	transposeTo(rt, o.r, o.m, o.m)
@@ -246,8 +246,22 @@ func (r *Ridge) NewWork() *RidgeWork {
 // one-hot targets, summed over classes) and the test accuracy of the argmax
 // prediction (NaN for regression); both NaN without a test set.
 func (r *Ridge) Evaluate(w []float64, ws *RidgeWork) (mse, acc float64) {
+	s := r.Score(w, ws)
+	return s.MSE, s.Acc
+}
+
+// Score is a test evaluation with the standard errors of its means (the
+// noise level a tuning rule compares differences with).
+type Score struct {
+	MSE, Acc     float64 // as Ridge.Evaluate
+	MSESE, AccSE float64 // standard errors: sd(squared errors)/√n, √(acc(1−acc)/n)
+}
+
+// Score evaluates W on the test set (Evaluate) with standard errors.
+func (r *Ridge) Score(w []float64, ws *RidgeWork) Score {
+	out := Score{MSE: math.NaN(), Acc: math.NaN(), MSESE: math.NaN(), AccSE: math.NaN()}
 	if r.NTest == 0 {
-		return math.NaN(), math.NaN()
+		return out
 	}
 	c := r.C
 	if c == 1 {
@@ -255,36 +269,41 @@ func (r *Ridge) Evaluate(w []float64, ws *RidgeWork) (mse, acc float64) {
 	} else {
 		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), general(r.M, c, w), 0, general(r.NTest, c, ws.Pred))
 	}
-	var se float64
+	var se, se2 float64
 	correct := 0
 	for i := 0; i < r.NTest; i++ {
 		p := ws.Pred[i*c : (i+1)*c]
+		var e float64
 		if r.Classes == 0 {
 			d := p[0] - r.TestY[i]
-			se += d * d
-			continue
-		}
-		truth, best := int(r.TestY[i]), 0
-		for k, v := range p {
-			d := v
-			if k == truth {
-				d--
+			e = d * d
+		} else {
+			truth, best := int(r.TestY[i]), 0
+			for k, v := range p {
+				d := v
+				if k == truth {
+					d--
+				}
+				e += d * d
+				if v > p[best] {
+					best = k
+				}
 			}
-			se += d * d
-			if v > p[best] {
-				best = k
+			if best == truth {
+				correct++
 			}
 		}
-		if best == truth {
-			correct++
-		}
+		se += e
+		se2 += e * e
 	}
-	mse = se / float64(r.NTest)
-	acc = math.NaN()
+	n := float64(r.NTest)
+	out.MSE = se / n
+	out.MSESE = math.Sqrt(math.Max(se2/n-out.MSE*out.MSE, 0) / n)
 	if r.Classes > 0 {
-		acc = float64(correct) / float64(r.NTest)
+		out.Acc = float64(correct) / n
+		out.AccSE = math.Sqrt(out.Acc * (1 - out.Acc) / n)
 	}
-	return mse, acc
+	return out
 }
 
 // GradNorm returns ‖H W − b‖_F, the norm of the gradient of the global ridge

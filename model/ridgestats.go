@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/fedscope/fedscope/datasets"
 	"github.com/fedscope/fedscope/internal/parallel"
@@ -26,8 +27,9 @@ type RidgeStats struct {
 	N       int // |D|
 	Weights []float64
 
-	clients []hessianStats
-	pooled  *hessianStats
+	clients  []hessianStats
+	pooled   *hessianStats // built on first use (pooledStats)
+	poolOnce sync.Once
 
 	TestPhi []float64 // NTest×M
 	TestY   []float64
@@ -75,25 +77,32 @@ func NewRidgeStats(clients []*datasets.Set, test *datasets.Set, fm FeatureMap) (
 	for j := range s.clients {
 		s.Weights[j] = float64(s.clients[j].n) / float64(s.N)
 	}
-	if len(clients) == 1 {
-		s.pooled = &s.clients[0]
-	} else {
-		s.pooled = s.pool()
-	}
-	if test != nil && test.N > 0 {
-		if test.Dim != in {
-			return nil, fmt.Errorf("ridge: test set has %d features, the map expects %d", test.Dim, in)
-		}
-		s.NTest, s.TestY = test.N, test.Y
-		s.TestPhi = make([]float64, test.N*m)
-		blocks := (test.N + featureBlock - 1) / featureBlock
-		parallel.For(blocks, func(b int) {
-			lo := b * featureBlock
-			nb := min(featureBlock, test.N-lo)
-			fm.MapTo(s.TestPhi[lo*m:(lo+nb)*m], test.X[lo*in:(lo+nb)*in], nb)
-		})
+	if err := s.SetTest(test); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// SetTest maps the rows of a test set (nil for none) to features, replacing
+// any test set before.
+func (s *RidgeStats) SetTest(test *datasets.Set) error {
+	s.NTest, s.TestY, s.TestPhi = 0, nil, nil
+	if test == nil || test.N == 0 {
+		return nil
+	}
+	in, m := s.fm.Dims()
+	if test.Dim != in {
+		return fmt.Errorf("ridge: test set has %d features, the map expects %d", test.Dim, in)
+	}
+	s.NTest, s.TestY = test.N, test.Y
+	s.TestPhi = make([]float64, test.N*m)
+	blocks := (test.N + featureBlock - 1) / featureBlock
+	parallel.For(blocks, func(b int) {
+		lo := b * featureBlock
+		nb := min(featureBlock, test.N-lo)
+		s.fm.MapTo(s.TestPhi[lo*m:(lo+nb)*m], test.X[lo*in:(lo+nb)*in], nb)
+	})
+	return nil
 }
 
 // clientStats maps one client's rows to features block by block and
@@ -144,6 +153,20 @@ func clientStats(set *datasets.Set, fm FeatureMap, classes int) hessianStats {
 	return h
 }
 
+// pooledStats returns the pooled statistics, summing them on first use (the
+// pooled Gram matrix costs as much as all the clients' together, and the Υ
+// checks of tuning do without it).
+func (s *RidgeStats) pooledStats() *hessianStats {
+	s.poolOnce.Do(func() {
+		if len(s.clients) == 1 {
+			s.pooled = &s.clients[0]
+		} else {
+			s.pooled = s.pool()
+		}
+	})
+	return s.pooled
+}
+
 // pool sums the clients' statistics into the pooled ones, in client order:
 // H = Σ p_j H_j, b = Σ p_j b_j (PAPERS.md §4.1).
 func (s *RidgeStats) pool() *hessianStats {
@@ -188,18 +211,19 @@ func (s *RidgeStats) at(lambda float64, consume bool) (*Ridge, error) {
 	if !(lambda > 0) || math.IsInf(lambda, 0) {
 		return nil, fmt.Errorf("ridge: λ=%v must be a finite number > 0", lambda)
 	}
+	pooled := s.pooledStats()
 	r := &Ridge{M: s.M, C: s.C, Classes: s.Classes, Lambda: lambda, N: s.N, Clients: make([]RidgeClient, len(s.clients)),
-		Weights: s.Weights, B: s.pooled.b, TestPhi: s.TestPhi, TestY: s.TestY, NTest: s.NTest,
+		Weights: s.Weights, B: pooled.b, TestPhi: s.TestPhi, TestY: s.TestY, NTest: s.NTest,
 		prox: map[float64][]*RidgeOp{}, sets: s.sets, fm: s.fm}
 	var err error
-	if r.Pooled, err = s.pooled.op(s.M, lambda, consume); err != nil {
+	if r.Pooled, err = pooled.op(s.M, lambda, consume); err != nil {
 		return nil, fmt.Errorf("ridge: pooled: %w", err)
 	}
 	errs := make([]error, len(s.clients))
 	parallel.For(len(s.clients), func(j int) {
 		cl := &s.clients[j]
 		r.Clients[j] = RidgeClient{N: cl.n, B: cl.b}
-		if cl == s.pooled {
+		if cl == pooled {
 			r.Clients[j].Op = r.Pooled
 			return
 		}
@@ -218,6 +242,10 @@ func (s *RidgeStats) at(lambda float64, consume bool) (*Ridge, error) {
 	}
 	return r, nil
 }
+
+// Finish is At for the last λ: it factorises the statistics in place
+// instead of copying them, so s must not be used afterwards.
+func (s *RidgeStats) Finish(lambda float64) (*Ridge, error) { return s.at(lambda, true) }
 
 // op factorises the Hessian ΦᵀΦ/n + λI of these statistics.
 func (h *hessianStats) op(m int, lambda float64, consume bool) (*RidgeOp, error) {
