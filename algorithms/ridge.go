@@ -2,8 +2,10 @@ package algorithms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/fedscope/fedscope/model"
 )
@@ -131,11 +133,42 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 		axpy(-1, step, w)
 		return nil
 	}
-	// The reason names the cause of Υ ≥ 1 (few samples per client,
-	// heterogeneity across clients, or a small λ), diagnosed on demand
-	// (model.Ridge.Diagnose).
-	diverged := func(t int) error { return &DivergedError{Round: t, Reason: p.Diagnose().Sentence()} }
+	diverged := func(t int) error { return &newtonDivergence{round: t, p: p} }
 	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
+}
+
+// newtonDivergence is FedNewton's divergence: a *DivergedError (through
+// Unwrap) whose reason names the cause of Υ ≥ 1 — few samples per client,
+// heterogeneity across clients, or a small λ (model.Ridge.Diagnose) —
+// worked out when the error is first read, so that a sweep that only
+// counts divergences (DivergedRound) does not pay for the diagnosis.
+type newtonDivergence struct {
+	round int
+	p     *model.Ridge
+	once  sync.Once
+	err   *DivergedError
+}
+
+func (e *newtonDivergence) diverged() *DivergedError {
+	e.once.Do(func() { e.err = &DivergedError{Round: e.round, Reason: e.p.Diagnose().Sentence()} })
+	return e.err
+}
+
+func (e *newtonDivergence) Error() string { return e.diverged().Error() }
+func (e *newtonDivergence) Unwrap() error { return e.diverged() }
+
+// DivergedRound reports whether err is a ridge racer's divergence and the
+// round it was detected at, without building FedNewton's diagnosis.
+func DivergedRound(err error) (int, bool) {
+	var nd *newtonDivergence
+	if errors.As(err, &nd) {
+		return nd.round, true
+	}
+	var de *DivergedError
+	if errors.As(err, &de) {
+		return de.Round, true
+	}
+	return 0, false
 }
 
 // RidgeFedAvg is FedAvg on the ridge objective as paper 003 configures it
