@@ -157,7 +157,7 @@ func TestFactsParams(t *testing.T) {
 	f := Family{}.Facts(sc, data)
 	ps := params(f)
 	ups := data.(*Prepared).Ridge.Contraction()
-	if ps["bandwidth"] != (experiment.Param{Name: "bandwidth", Value: 20, How: "given"}) ||
+	if ps["bandwidth"] != (experiment.Param{Name: "bandwidth", Value: newtonBandwidth, How: "given"}) ||
 		ps["lambda"] != (experiment.Param{Name: "lambda", Value: 1e-4, How: "given"}) ||
 		ps["contraction"].Value != ups || ps["contraction"].How != "computed" {
 		t.Errorf("params %+v", f.Params)
@@ -241,6 +241,42 @@ func TestSweepDiverged(t *testing.T) {
 		mean, std, n := stat(cells, r, idx(DivergedTrialsMetric))
 		if want := 2 * rows[r][idx(DivergedTrialsMetric)]; mean != want || !math.IsNaN(std) || n != 2 {
 			t.Errorf("%s: diverged_trials stat %v ± %v over %d, want the count %v", labels[r], mean, std, n, want)
+		}
+	}
+}
+
+// TestNewtonRoundsShape holds the newton-rounds preset to the two shapes
+// of E003-5 (Fig. 5) its documentation claims on seeds 1–5: Υ < 1, the
+// final test MSE ordered FedNewton ≤ FedProx ≤ FedAvg ≤ DKRR, and FedProx's
+// gain after round 1 under 30 % of its first-round gain (from DKRR, where
+// every racer starts).
+func TestNewtonRoundsShape(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		sc := newtonRounds()
+		sc.Seed = seed
+		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := data.(*Prepared)
+		final := map[string][]float64{}
+		for _, r := range (Family{}).Racers(sc) {
+			var mse []float64
+			if err := r.Run(context.Background(), data, sc.Rounds, func(rd experiment.Round) { mse = append(mse, rd.Values[0]) }); err != nil {
+				t.Fatalf("seed %d: %s: %v", seed, r.Label, err)
+			}
+			final[r.Label] = mse
+		}
+		last := func(label string) float64 { m := final[label]; return m[len(m)-1] }
+		newt, prox, avg, dkrr := last("FedNewton"), last("FedProx"), last("FedAvg s=2"), last("DKRR")
+		if ups := p.Ridge.Contraction(); !(ups < 1) || !(newt <= prox && prox <= avg && avg <= dkrr) {
+			t.Errorf("seed %d: Υ = %.3g, final MSE FedNewton %.5f, FedProx %.5f, FedAvg %.5f, DKRR %.5f: want Υ < 1 and that order",
+				seed, ups, newt, prox, avg, dkrr)
+		}
+		px := final["FedProx"]
+		first, after := dkrr-px[0], px[0]-px[len(px)-1]
+		if !(first > 0 && after < 0.3*first) {
+			t.Errorf("seed %d: FedProx gains %.3g in round 1 and %.3g after: want under 30 %%", seed, first, after)
 		}
 	}
 }

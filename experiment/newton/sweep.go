@@ -160,10 +160,10 @@ func ridgeMSE(ctx context.Context, r experiment.Racer, p *model.Ridge, rounds in
 
 // newtonSweepBase is the data and the racers of the newton sweeps: the
 // newton-rounds preset's settings (d = 10, noise variance 0.2, 2500 test
-// points, M = 200 random features, σ² = 20 and λ = λ_prox = 1e-4 with the
-// departures from Table 2 newtonRounds explains, FedAvg η = 0.001 with
-// s = 2), FedAvg and FedProx after 8 rounds (the largest t of FedNewton),
-// 10 trials (the paper's).
+// points, M = 200 random features, σ² = 10, λ = 1e-4, λ_prox = 7e-5, FedAvg
+// η = 0.001 with s = 2; newtonRounds explains the departures from Table 2),
+// FedAvg and FedProx after 8 rounds (the largest t of FedNewton), 10 trials
+// (the paper's).
 func newtonSweepBase() experiment.Scenario {
 	sc := newtonRounds()
 	experiment.Update(&sc, func(c *Config) { c.Data.Alpha, c.Data.Beta = 0, 0 })
