@@ -56,6 +56,7 @@ func newtonRounds() experiment.Scenario {
 // tuning picks for dna; the tuning grid {0.01, …, 1000} is the same under
 // either reading. Set bandwidth=0.1 to see the literal value.
 const newtonBandwidth = 10
+
 // dataScenario is the base of a run on a user's file: the E003-6 racers with
 // the real-data defaults (2000 random features, bandwidth from the median
 // pairwise distance, λ = 1e-4, λ_prox = 1e-4, FedAvg learning rate 0.001
