@@ -15,7 +15,9 @@ import (
 // which stay well separated on [−1,1] (G⁽ⁱ⁾ well conditioned).
 type chebLoss struct{ p, k int }
 
-func cheb(a int, t float64) float64 { return math.Cos(float64(a) * math.Acos(math.Max(-1, math.Min(1, t)))) }
+func cheb(a int, t float64) float64 {
+	return math.Cos(float64(a) * math.Acos(math.Max(-1, math.Min(1, t))))
+}
 
 func (l chebLoss) Params() int         { return l.p }
 func (l chebLoss) Smoothness() float64 { return float64(l.k * l.k) }
