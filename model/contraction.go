@@ -41,7 +41,8 @@ func (r *Ridge) Contraction() float64 {
 // spectrum in a few dozen steps, where power iteration needs many more
 // when the two largest |1 − μ| are close. It stops when the residual bound
 // β_{k+1}|s_k| of both extreme Ritz values is below the tolerance, or when
-// the Krylov space is invariant (then the Ritz values are exact).
+// the Krylov space is invariant (then the Ritz values are exact); with the
+// quadratic bound r²/gap once the extreme Ritz values are isolated.
 func (r *Ridge) ContractionTol(tol float64) (float64, int) {
 	ops := make([]*RidgeOp, len(r.Clients))
 	for j := range r.Clients {
@@ -147,10 +148,18 @@ func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, li
 		b := math.Sqrt(math.Max(dotN(z, hz, m), 0))
 		var resLo, resHi float64
 		if k <= 60 || k%5 == 0 || k == maxSteps || b == 0 {
-			ups, resLo, resHi = ritz(alpha, beta, b)
-			scale := tol * math.Max(1, ups)
+			var lo, hi float64
+			lo, hi, resLo, resHi = ritz(alpha, beta, b)
+			ups = math.Max(lo, hi)
+			// Υ is set by one end of the spectrum: that end must be
+			// accurate, and the other must not be able to overtake it.
+			errUps, other, resOther := resLo, hi, resHi
+			if hi > lo {
+				errUps, other, resOther = resHi, lo, resLo
+			}
+			converged := k >= 2 && errUps <= tol*math.Max(1, ups) && other+resOther <= ups
 			invariant := b <= 1e-13*math.Max(1, math.Abs(alpha[k-1]))
-			if invariant || k >= maxSteps || (k >= 2 && resLo <= scale && resHi <= scale) || (limit > 0 && ups >= limit) {
+			if invariant || k >= maxSteps || converged || (limit > 0 && ups >= limit) {
 				return ups, k
 			}
 		}
@@ -161,24 +170,36 @@ func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, li
 	}
 }
 
-// ritz returns Υ = max(1 − θ_min, θ_max − 1) from the extreme eigenvalues θ
-// of the symmetric tridiagonal T (diagonal alpha, off-diagonal beta) and
-// their residual bounds next·|s_k| (s the eigenvector of T, next the norm
-// of the next Lanczos vector).
-func ritz(alpha, beta []float64, next float64) (ups, resLo, resHi float64) {
+// ritz returns 1 − θ_min and θ_max − 1 from the extreme eigenvalues θ of
+// the symmetric tridiagonal T (diagonal alpha, off-diagonal beta) — Υ is
+// the larger — and bounds of their errors from the residuals next·|s_k|
+// (s the eigenvector of T, next the norm of the next Lanczos vector).
+func ritz(alpha, beta []float64, next float64) (lo, hi, resLo, resHi float64) {
 	k := len(alpha)
 	d := append([]float64(nil), alpha...)
 	e := append([]float64(nil), beta...)
 	if k == 1 {
-		return math.Max(1-d[0], d[0]-1), next, next
+		return 1 - d[0], d[0] - 1, next, next
 	}
 	z := make([]float64, k*k)
 	work := make([]float64, 2*k)
 	if !(gonum.Implementation{}).Dsteqr(lapack.EVTridiag, k, d, e, z, k, work) {
-		return math.NaN(), math.Inf(1), math.Inf(1)
+		return math.NaN(), math.NaN(), math.Inf(1), math.Inf(1)
 	}
 	last := z[(k-1)*k:] // last components of the eigenvectors (columns of z)
-	return math.Max(1-d[0], d[k-1]-1), next * math.Abs(last[0]), next * math.Abs(last[k-1])
+	// The residual r = next·|s_k| of a Ritz pair bounds the distance of its
+	// value to the spectrum, and r²/gap does too once r is below the gap to
+	// the neighbouring Ritz values (Kato–Temple): the quadratic bound lets
+	// a converged extreme stop the process long before r itself is small.
+	bound := func(res, gap float64) float64 {
+		if gap > res {
+			return math.Min(res, res*res/gap)
+		}
+		return res
+	}
+	resLo = bound(next*math.Abs(last[0]), d[1]-d[0])
+	resHi = bound(next*math.Abs(last[k-1]), d[k-1]-d[k-2])
+	return 1 - d[0], d[k-1] - 1, resLo, resHi
 }
 
 func scal(a float64, x []float64) {

@@ -1,0 +1,74 @@
+package newton
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/fedscope/fedscope/experiment"
+)
+
+// BenchmarkTunePendigits is `--set tune=true` on pendigits (7494 × 16
+// training rows, 3498 test rows, 2000 random features, 10 IID clients):
+// the grid of 6 σ² × 7 λ, the Υ checks and the final problem.
+func BenchmarkTunePendigits(b *testing.B) {
+	const dir = "../../../shared/data/"
+	if _, err := os.Stat(dir + "pendigits.scale"); err != nil {
+		b.Skip("pendigits not found in ../shared/data (see its README): ", err)
+	}
+	sc := dataScenario(1)
+	sc.Preset = "data"
+	for _, kv := range [][2]string{{"data", dir + "pendigits.scale"}, {"test", dir + "pendigits.scale.t"}, {"tune", "true"}} {
+		if err := sc.Set(kv[0], kv[1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Family{}).Prepare(context.Background(), sc, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewtonRounds is the newton-rounds preset end to end: data,
+// random features and factorisations, then the five racers for 20 rounds.
+func BenchmarkNewtonRounds(b *testing.B) {
+	sc := newtonRounds()
+	b.ReportAllocs()
+	for b.Loop() {
+		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range (Family{}).Racers(sc) {
+			if err := r.Run(context.Background(), data, sc.Rounds, func(experiment.Round) {}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		_ = Family{}.Facts(sc, data)
+	}
+}
+
+// benchSweep evaluates every grid value of a sweep preset once (one trial),
+// serially: the work of `fedscope sweep --trials 1` without the workers.
+func benchSweep(b *testing.B, sc experiment.Scenario) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range sc.Sweep.Grid {
+			p, err := sc.PointScenario(i, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := (Family{}).Evaluate(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkNewtonLocalSize is one trial of newton-local-size (9 values).
+func BenchmarkNewtonLocalSize(b *testing.B) { benchSweep(b, newtonLocalSize()) }
+
+// BenchmarkNewtonHeterogeneity is one trial of newton-heterogeneity (8 values).
+func BenchmarkNewtonHeterogeneity(b *testing.B) { benchSweep(b, newtonHeterogeneity()) }

@@ -1,0 +1,75 @@
+//go:build !noasm
+
+#include "textflag.h"
+
+// func dot24AVX(x0, x1, y0, y1, y2, y3 *float64, n int, acc *[32]float64)
+TEXT ·dot24AVX(SB), NOSPLIT, $0-64
+	MOVQ x0+0(FP), SI
+	MOVQ x1+8(FP), DI
+	MOVQ y0+16(FP), R8
+	MOVQ y1+24(FP), R9
+	MOVQ y2+32(FP), R10
+	MOVQ y3+40(FP), R11
+	MOVQ n+48(FP), CX
+	MOVQ acc+56(FP), DX
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	XORQ AX, AX
+	CMPQ AX, CX
+	JGE  done
+
+loop:
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD (DI)(AX*8), Y1
+	VMOVUPD (R8)(AX*8), Y2
+	VMOVUPD (R9)(AX*8), Y3
+	VMOVUPD (R10)(AX*8), Y4
+	VMOVUPD (R11)(AX*8), Y5
+	VFMADD231PD Y0, Y2, Y6
+	VFMADD231PD Y0, Y3, Y7
+	VFMADD231PD Y0, Y4, Y8
+	VFMADD231PD Y0, Y5, Y9
+	VFMADD231PD Y1, Y2, Y10
+	VFMADD231PD Y1, Y3, Y11
+	VFMADD231PD Y1, Y4, Y12
+	VFMADD231PD Y1, Y5, Y13
+	ADDQ $4, AX
+	CMPQ AX, CX
+	JLT  loop
+
+done:
+	VMOVUPD Y6, 0(DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	VMOVUPD Y9, 96(DX)
+	VMOVUPD Y10, 128(DX)
+	VMOVUPD Y11, 160(DX)
+	VMOVUPD Y12, 192(DX)
+	VMOVUPD Y13, 224(DX)
+	VZEROUPPER
+	RET
+
+// func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+TEXT ·cpuid(SB), NOSPLIT, $0-24
+	MOVL eax+0(FP), AX
+	MOVL ecx+4(FP), CX
+	CPUID
+	MOVL AX, a+8(FP)
+	MOVL BX, b+12(FP)
+	MOVL CX, c+16(FP)
+	MOVL DX, d+20(FP)
+	RET
+
+// func xgetbv() (eax, edx uint32)
+TEXT ·xgetbv(SB), NOSPLIT, $0-8
+	MOVL $0, CX
+	XGETBV
+	MOVL AX, eax+0(FP)
+	MOVL DX, edx+4(FP)
+	RET
