@@ -342,3 +342,25 @@ func TestDot24(t *testing.T) {
 		}
 	}
 }
+
+// TestCosine checks the feature map's cosine against math.Cos over the
+// range of random-feature phases and beyond.
+func TestCosine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	worst := 0.0
+	for i := 0; i < 200000; i++ {
+		x := (rng.Float64() - 0.5) * math.Pow(10, float64(rng.IntN(8))) // up to ±5e6
+		if d := math.Abs(cosine(x) - math.Cos(x)); d > worst {
+			worst = d
+		}
+	}
+	for _, x := range []float64{0, math.Pi / 2, math.Pi, -math.Pi, 2 * math.Pi, 1 << 20, -(1 << 21), math.Inf(1), math.NaN()} {
+		if got, want := cosine(x), math.Cos(x); math.Abs(got-want) > 2e-15 && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("cosine(%v) = %v, math.Cos %v", x, got, want)
+		}
+	}
+	if worst > 2e-15 {
+		t.Errorf("largest difference from math.Cos %.3g", worst)
+	}
+	t.Logf("largest difference from math.Cos: %.3g", worst)
+}

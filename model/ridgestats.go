@@ -49,7 +49,20 @@ type hessianStats struct {
 }
 
 // featureBlock is the number of rows mapped to features at once.
-const featureBlock = 512
+const featureBlock = 256
+
+// featureBufs recycles the feature buffers of clientStats (rows and their
+// transpose), which the many clients of a sweep would otherwise allocate
+// afresh.
+var featureBufs = sync.Pool{New: func() any { return new([2][]float64) }}
+
+// growTo returns (*b)[:n], growing *b first when it is shorter.
+func growTo(b *[]float64, n int) []float64 {
+	if cap(*b) < n {
+		*b = make([]float64, n)
+	}
+	return (*b)[:n]
+}
 
 // NewRidgeStats maps every client's rows and the test rows through fm and
 // computes the statistics. Classification sets (Classes > 0) get one-hot
@@ -118,15 +131,18 @@ func clientStats(set *datasets.Set, fm FeatureMap, classes int) hessianStats {
 	} else {
 		h.gram = make([]float64, m*m)
 	}
-	buf := make([]float64, featureBlock*m)
+	block := min(featureBlock, set.N)
+	bufs := featureBufs.Get().(*[2][]float64)
+	defer featureBufs.Put(bufs)
+	buf := growTo(&bufs[0], block*m)
 	var bt []float64
 	if !dual {
-		bt = make([]float64, featureBlock*m)
+		bt = growTo(&bufs[1], block*m)
 	}
-	tgt := make([]float64, featureBlock*c)
+	tgt := make([]float64, block*c)
 	inv := 1 / float64(set.N)
-	for lo := 0; lo < set.N; lo += featureBlock {
-		nb := min(featureBlock, set.N-lo)
+	for lo := 0; lo < set.N; lo += block {
+		nb := min(block, set.N-lo)
 		rows := buf[:nb*m]
 		if dual {
 			rows = h.phi[lo*m : (lo+nb)*m]
