@@ -135,7 +135,8 @@ func (Family) Validate(sc experiment.Scenario) error {
 // Help implements experiment.Family.
 func (Family) Help(sc experiment.Scenario) string {
 	return "Test MSE (accuracy for classes) per round, and the distance to centralised KRR on a log axis: " +
-		"FedNewton contracts towards KRR when its contraction factor Υ is below 1; DKRR is its round-0 start."
+		"FedNewton contracts towards KRR by its contraction factor Υ (in the title) per round when Υ < 1, and diverges when Υ > 1; " +
+		"DKRR is its round-0 start. The title also says the bandwidth σ² and λ used (tune=true: the best validation score with Υ < 1)."
 }
 
 // summary is the line under the title; with the prepared data p it shows

@@ -232,7 +232,8 @@ func (Family) SweepSummary(sc experiment.Scenario) string {
 			fmt.Fprintf(&b, ", α=%s", experiment.FormatFloat(d.Alpha))
 		}
 	}
-	fmt.Fprintf(&b, ", RFF %d, σ²=%s, λ=%s · FedAvg/FedProx %d rounds", d.RFFDim, experiment.FormatFloat(d.Bandwidth), experiment.FormatFloat(d.Lambda), sc.Rounds)
+	fmt.Fprintf(&b, ", RFF %d, σ²=%s, λ=%s · FedAvg/FedProx %d rounds · FedNewton's Υ per value: contraction column (> 1: it diverges)",
+		d.RFFDim, experiment.FormatFloat(d.Bandwidth), experiment.FormatFloat(d.Lambda), sc.Rounds)
 	return b.String()
 }
 
