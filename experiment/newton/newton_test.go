@@ -128,7 +128,7 @@ func TestTuneRule(t *testing.T) {
 				t.Errorf("Υ of the prepared run %v, of the chosen setting %v", p.Ridge.Contraction(), want.ups)
 			}
 			f := Family{}.Facts(sc, data)
-			if got := params(f); got["bandwidth"].How != "tuned" || got["lambda"].How != "tuned" || got["contraction"].Value != p.Ridge.Contraction() {
+			if got := params(f); got["bandwidth"].How != "tuned" || got["lambda"].How != "tuned" || got["contraction"].Value != roundSig(p.Ridge.Contraction(), 6) {
 				t.Errorf("params %+v", f.Params)
 			}
 		})
@@ -159,7 +159,7 @@ func TestFactsParams(t *testing.T) {
 	ups := data.(*Prepared).Ridge.Contraction()
 	if ps["bandwidth"] != (experiment.Param{Name: "bandwidth", Value: newtonBandwidth, How: "given"}) ||
 		ps["lambda"] != (experiment.Param{Name: "lambda", Value: 1e-4, How: "given"}) ||
-		ps["contraction"].Value != ups || ps["contraction"].How != "computed" {
+		ps["contraction"].Value != roundSig(ups, 6) || ps["contraction"].How != "computed" {
 		t.Errorf("params %+v", f.Params)
 	}
 	if want := fmt.Sprintf("Υ=%.3g", ups); !strings.Contains(f.Summary, want) {
@@ -172,7 +172,7 @@ func TestFactsParams(t *testing.T) {
 			How   string
 		}
 	}
-	if err := json.Unmarshal(h, &rec); err != nil || rec.Params["contraction"].Value != ups || rec.Params["lambda"].How != "given" {
+	if err := json.Unmarshal(h, &rec); err != nil || rec.Params["contraction"].Value != roundSig(ups, 6) || rec.Params["lambda"].How != "given" {
 		t.Errorf("header %s (%v)", h, err)
 	}
 	if ups >= 1 || len(f.Warnings) > 0 {

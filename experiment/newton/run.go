@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -303,13 +304,19 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	f.Params = []experiment.Param{
 		{Name: "bandwidth", Value: p.Bandwidth, How: p.HowBandwidth},
 		{Name: "lambda", Value: p.Lambda, How: p.HowLambda},
-		{Name: "contraction", Value: ups, How: "computed"},
+		{Name: "contraction", Value: roundSig(ups, 6), How: "computed"}, // accurate to 1e-6 (model.Ridge.Contraction)
 	}
 	f.Notes = append(f.Notes, p.Notes...)
 	if ups >= 1 && hasKind(cfg(sc).Racers, KindFedNewton) {
 		f.Warnings = append(f.Warnings, "FedNewton will diverge: "+p.Ridge.Diagnose().Sentence())
 	}
 	return f
+}
+
+// roundSig rounds x to n significant digits.
+func roundSig(x float64, n int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', n, 64), 64)
+	return v
 }
 
 // hasKind reports whether a racer of the kind is in the list.
