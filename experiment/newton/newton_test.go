@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -278,5 +279,37 @@ func TestNewtonRoundsShape(t *testing.T) {
 		if !(first > 0 && after < 0.3*first) {
 			t.Errorf("seed %d: FedProx gains %.3g in round 1 and %.3g after: want under 30 %%", seed, first, after)
 		}
+	}
+}
+
+// TestSameBytesAnyCPUs: a prepared newton problem (tuned, so the parallel
+// grid over σ² is exercised) is bit for bit the same on 1 and 2 CPUs.
+func TestSameBytesAnyCPUs(t *testing.T) {
+	sc := newtonRounds()
+	experiment.Update(&sc, func(c *Config) {
+		c.Data.Clients, c.Data.Samples, c.Data.RFFDim, c.Data.TestSize, c.Data.Tune = 6, 150, 70, 200, true
+	})
+	prepare := func(procs int) *Prepared {
+		prev := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(prev)
+		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data.(*Prepared)
+	}
+	a, b := prepare(1), prepare(2)
+	same := func(x, y []float64) bool {
+		for k := range x {
+			if math.Float64bits(x[k]) != math.Float64bits(y[k]) {
+				return false
+			}
+		}
+		return len(x) == len(y)
+	}
+	if a.Bandwidth != b.Bandwidth || a.Lambda != b.Lambda || !same(a.Ridge.KRR, b.Ridge.KRR) || !same(a.Ridge.DKRR, b.Ridge.DKRR) ||
+		math.Float64bits(a.Ridge.Contraction()) != math.Float64bits(b.Ridge.Contraction()) {
+		t.Errorf("1 CPU: σ²=%v λ=%v Υ=%v; 2 CPUs: σ²=%v λ=%v Υ=%v (or KRR/DKRR differ)",
+			a.Bandwidth, a.Lambda, a.Ridge.Contraction(), b.Bandwidth, b.Lambda, b.Ridge.Contraction())
 	}
 }
