@@ -2,8 +2,10 @@ package algorithms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/fedscope/fedscope/model"
 )
@@ -88,7 +90,7 @@ func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Ridge
 //
 // With the local gradient every round would return W_DKRR; with the global
 // one the only fixed point is W_KRR, reached at the rate of the contraction
-// factor (model.Ridge.Contraction), or missed when that exceeds 1.
+// factor Υ (model.Ridge.Contraction), or missed when Υ exceeds 1.
 type FedNewton struct {
 	// Start, when not nil, replaces the DKRR start W̄⁰ (M×C; tests use it
 	// to check the Newton step from an arbitrary point).
@@ -131,12 +133,42 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 		axpy(-1, step, w)
 		return nil
 	}
-	diverged := func(t int) error {
-		return &DivergedError{Round: t, Reason: fmt.Sprintf(
-			"its per-round contraction factor is %.3g > 1: the clients hold too few samples for their local Hessians (the Υ > 1 regime of paper 003)",
-			p.Contraction())}
-	}
+	diverged := func(t int) error { return &newtonDivergence{round: t, p: p} }
 	return ridgeLoop(ctx, p, rounds, emit, round, diverged)
+}
+
+// newtonDivergence is FedNewton's divergence: a *DivergedError (through
+// Unwrap) whose reason names the cause of Υ ≥ 1 — few samples per client,
+// heterogeneity across clients, or a small λ (model.Ridge.Diagnose) —
+// worked out when the error is first read, so that a sweep that only
+// counts divergences (DivergedRound) does not pay for the diagnosis.
+type newtonDivergence struct {
+	round int
+	p     *model.Ridge
+	once  sync.Once
+	err   *DivergedError
+}
+
+func (e *newtonDivergence) diverged() *DivergedError {
+	e.once.Do(func() { e.err = &DivergedError{Round: e.round, Reason: e.p.Diagnose().Sentence()} })
+	return e.err
+}
+
+func (e *newtonDivergence) Error() string { return e.diverged().Error() }
+func (e *newtonDivergence) Unwrap() error { return e.diverged() }
+
+// DivergedRound reports whether err is a ridge racer's divergence and the
+// round it was detected at, without building FedNewton's diagnosis.
+func DivergedRound(err error) (int, bool) {
+	var nd *newtonDivergence
+	if errors.As(err, &nd) {
+		return nd.round, true
+	}
+	var de *DivergedError
+	if errors.As(err, &de) {
+		return de.Round, true
+	}
+	return 0, false
 }
 
 // RidgeFedAvg is FedAvg on the ridge objective as paper 003 configures it

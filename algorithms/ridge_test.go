@@ -190,7 +190,9 @@ func TestFedNewtonConverges(t *testing.T) {
 
 // TestFedNewtonDiverges: clients with far fewer samples than features and a
 // tiny λ make the contraction factor exceed 1; FedNewton then reports a
-// divergence naming the round and the factor, never NaN.
+// divergence naming the round, the factor and its cause (an IID split of
+// 15 samples per client diverges too, and so does 10λ: few samples), never
+// NaN.
 func TestFedNewtonDiverges(t *testing.T) {
 	nd, _ := datasets.Newton{Clients: 20, Samples: 15, Dim: 10, Alpha: 0.3, NoiseVar: 0.2, Test: 100}.Generate(2)
 	p, err := model.NewRidge(nd.Clients, nd.Test, model.NewRFF(10, 100, 1, 2), 1e-6)
@@ -205,7 +207,8 @@ func TestFedNewtonDiverges(t *testing.T) {
 	if !errors.As(err, &de) {
 		t.Fatalf("err = %v, want a divergence", err)
 	}
-	if de.Round != len(rs)+1 || !strings.Contains(err.Error(), "contraction factor") {
+	if de.Round != len(rs)+1 || !strings.Contains(err.Error(), "contraction factor") ||
+		!strings.Contains(err.Error(), model.CauseFewSamples) {
 		t.Errorf("diverged at round %d after %d rounds: %v", de.Round, len(rs), err)
 	}
 	for _, r := range rs {

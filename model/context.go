@@ -72,3 +72,21 @@ func NewRidgeContext(ctx context.Context, clients []*datasets.Set, test *dataset
 	}
 	return r, err
 }
+
+// NewRidgeStatsContext is NewRidgeStats that returns ctx.Err() when ctx is
+// cancelled, as NewRidgeContext does. The statistics it returns keep fm
+// itself, not the cancellable wrapper: their pooled part is built later, on
+// first use, when ctx may long be done.
+func NewRidgeStatsContext(ctx context.Context, clients []*datasets.Set, test *datasets.Set, fm FeatureMap) (*RidgeStats, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := NewRidgeStats(clients, test, cancellableMap{fm, ctx})
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if s != nil {
+		s.fm = fm
+	}
+	return s, err
+}

@@ -2,7 +2,6 @@ package model
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -49,7 +48,8 @@ func (d Identity) MapTo(dst, x []float64, n int) { copy(dst[:n*int(d)], x[:n*int
 // A client with |D_j| ≥ M keeps the Cholesky factor of its M×M Hessian; a
 // client with fewer samples keeps Φ_j and the factor of the |D_j|×|D_j|
 // kernel system instead (Woodbury), so a small file with M = 2000 features
-// costs little.
+// costs little. RidgeStats.At builds one from statistics that do not
+// depend on λ, so that a grid of λ costs one factorisation per value.
 type Ridge struct {
 	M, C    int     // feature dimension, outputs (1, or the number of classes)
 	Classes int     // 0 for regression
@@ -72,6 +72,12 @@ type Ridge struct {
 
 	contrOnce sync.Once
 	contr     float64
+
+	// The data the problem was built from, kept (read-only, shared) for
+	// the diagnosis of a contraction factor above 1 (Diagnose).
+	sets []*datasets.Set
+	fm   FeatureMap
+	diagState
 }
 
 // RidgeClient is one client's ridge statistics.
@@ -117,9 +123,15 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 		return
 	}
 	t := scratch[:o.n*c]
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(o.n, o.m, o.phi), general(o.m, c, w), 0, general(o.n, c, t))
+	phi := general(o.n, o.m, o.phi)
 	copy(dst, w)
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1/float64(o.n), general(o.n, o.m, o.phi), general(o.n, c, t), o.lambda, general(o.m, c, dst))
+	if c == 1 { // H w = Φᵀ(Φw)/n + λw with matrix–vector products (a one-column Gemm is far slower)
+		blas64.Gemv(blas.NoTrans, 1, phi, vec(w), 0, vec(t))
+		blas64.Gemv(blas.Trans, 1/float64(o.n), phi, vec(t), o.lambda, vec(dst))
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, phi, general(o.m, c, w), 0, general(o.n, c, t))
+	blas64.Gemm(blas.Trans, blas.NoTrans, 1/float64(o.n), phi, general(o.n, c, t), o.lambda, general(o.m, c, dst))
 }
 
 // SolveTo sets dst = H⁻¹·v for M×C blocks; scratch as for MulTo. dst and v
@@ -138,10 +150,19 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	}
 	// (ΦᵀΦ/n + λI)⁻¹ = (1/λ)[I − Φᵀ(nλI + ΦΦᵀ)⁻¹Φ] (Woodbury).
 	t := scratch[:o.n*c]
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(o.n, o.m, o.phi), general(o.m, c, v), 0, general(o.n, c, t))
-	lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.n, Stride: o.n, Data: o.r}, general(o.n, c, t))
+	phi := general(o.n, o.m, o.phi)
+	r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.n, Stride: o.n, Data: o.r}
 	copy(dst, v)
-	blas64.Gemm(blas.Trans, blas.NoTrans, -1/o.lambda, general(o.n, o.m, o.phi), general(o.n, c, t), 1/o.lambda, general(o.m, c, dst))
+	if c == 1 {
+		blas64.Gemv(blas.NoTrans, 1, phi, vec(v), 0, vec(t))
+		blas64.Trsv(blas.Trans, r, vec(t))
+		blas64.Trsv(blas.NoTrans, r, vec(t))
+		blas64.Gemv(blas.Trans, -1/o.lambda, phi, vec(t), 1/o.lambda, vec(dst))
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, phi, general(o.m, c, v), 0, general(o.n, c, t))
+	lapack64.Potrs(r, general(o.n, c, t))
+	blas64.Gemm(blas.Trans, blas.NoTrans, -1/o.lambda, phi, general(o.n, c, t), 1/o.lambda, general(o.m, c, dst))
 }
 
 // ErrNotPositive reports a Hessian that could not be factorised.
@@ -152,161 +173,43 @@ func newPrimal(gram []float64, n, m int, lambda float64) (*RidgeOp, error) {
 	for k := 0; k < m; k++ {
 		gram[k*m+k] += lambda
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: gram}); !ok {
+	if !cholesky(gram, m) {
 		return nil, ErrNotPositive
 	}
 	return &RidgeOp{n: n, m: m, lambda: lambda, r: gram}, nil
 }
 
-// newDual factors ΦΦᵀ + nλI for n×m features phi.
-func newDual(phi []float64, n, m int, lambda float64) (*RidgeOp, error) {
-	k := make([]float64, n*n)
-	blas64.Syrk(blas.NoTrans, 1, general(n, m, phi), 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: k})
+// newDual factors ΦΦᵀ + nλI for n×m features phi, in place in kern (the
+// upper triangle of ΦΦᵀ, n×n).
+func newDual(phi, kern []float64, n, m int, lambda float64) (*RidgeOp, error) {
 	for i := 0; i < n; i++ {
-		k[i*n+i] += float64(n) * lambda
+		kern[i*n+i] += float64(n) * lambda
 	}
-	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: k}); !ok {
+	if !cholesky(kern, n) {
 		return nil, ErrNotPositive
 	}
-	return &RidgeOp{n: n, m: m, lambda: lambda, r: k, phi: phi}, nil
+	return &RidgeOp{n: n, m: m, lambda: lambda, r: kern, phi: phi}, nil
+}
+
+// kernelOf returns the upper triangle of ΦΦᵀ for n×m features phi.
+func kernelOf(phi []float64, n, m int) []float64 {
+	k := make([]float64, n*n)
+	symRankTo(k, phi, n, m, 1, 0)
+	return k
 }
 
 // Shifted returns the operator of H + μI (FedProx's local system).
 func (o *RidgeOp) Shifted(mu float64) (*RidgeOp, error) {
 	if o.phi != nil {
-		return newDual(o.phi, o.n, o.m, o.lambda+mu)
+		return newDual(o.phi, kernelOf(o.phi, o.n, o.m), o.n, o.m, o.lambda+mu)
 	}
-	// H = RᵀR; the lower triangle of r is zero (Potrf leaves it as Syrk did).
+	// H = RᵀR; the lower triangle of r is zero (cholesky leaves it as the
+	// statistics left it).
+	rt := make([]float64, o.m*o.m)
+	transposeTo(rt, o.r, o.m, o.m)
 	g := make([]float64, o.m*o.m)
-	blas64.Syrk(blas.Trans, 1, general(o.m, o.m, o.r), 0, blas64.Symmetric{Uplo: blas.Upper, N: o.m, Stride: o.m, Data: g})
+	symRankTo(g, rt, o.m, o.m, 1, 0) // RᵀR: dot products of the columns of R
 	return newPrimal(g, o.n, o.m, mu)
-}
-
-// featureBlock is the number of rows mapped to features at once.
-const featureBlock = 256
-
-// NewRidge maps every client's rows and the test rows through fm and
-// prepares the ridge problem with regularisation λ > 0. Classification sets
-// (Classes > 0) get one-hot targets. Clients are prepared in parallel, one
-// per task, so the result does not depend on the schedule.
-func NewRidge(clients []*datasets.Set, test *datasets.Set, fm FeatureMap, lambda float64) (*Ridge, error) {
-	if len(clients) == 0 {
-		return nil, errors.New("ridge: no clients")
-	}
-	if !(lambda > 0) || math.IsInf(lambda, 0) {
-		return nil, fmt.Errorf("ridge: λ=%v must be a finite number > 0", lambda)
-	}
-	in, m := fm.Dims()
-	classes := clients[0].Classes
-	c := max(classes, 1)
-	r := &Ridge{M: m, C: c, Classes: classes, Lambda: lambda, Clients: make([]RidgeClient, len(clients)),
-		Weights: make([]float64, len(clients)), B: make([]float64, m*c), prox: map[float64][]*RidgeOp{}}
-	for j, s := range clients {
-		if s.Dim != in {
-			return nil, fmt.Errorf("ridge: client %d has %d features, the map expects %d", j, s.Dim, in)
-		}
-		if s.N == 0 {
-			return nil, fmt.Errorf("ridge: client %d holds no samples", j)
-		}
-		r.N += s.N
-	}
-	dual := r.N < m
-	grams := make([][]float64, len(clients))
-	phis := make([][]float64, len(clients))
-	errs := make([]error, len(clients))
-	parallel.For(len(clients), func(j int) {
-		s := clients[j]
-		cl := &r.Clients[j]
-		cl.N, cl.B = s.N, make([]float64, m*c)
-		keepPhi := s.N < m || dual
-		var gram []float64
-		if !keepPhi || !dual {
-			gram = make([]float64, m*m)
-		}
-		if keepPhi {
-			phis[j] = make([]float64, s.N*m)
-		}
-		buf := make([]float64, featureBlock*m)
-		tgt := make([]float64, featureBlock*c)
-		inv := 1 / float64(s.N)
-		for lo := 0; lo < s.N; lo += featureBlock {
-			nb := min(featureBlock, s.N-lo)
-			fm.MapTo(buf[:nb*m], s.X[lo*in:(lo+nb)*in], nb)
-			targetsTo(tgt[:nb*c], s.Y[lo:lo+nb], classes)
-			if gram != nil {
-				blas64.Syrk(blas.Trans, inv, general(nb, m, buf), 1, blas64.Symmetric{Uplo: blas.Upper, N: m, Stride: m, Data: gram})
-			}
-			blas64.Gemm(blas.Trans, blas.NoTrans, inv, general(nb, m, buf), general(nb, c, tgt), 1, general(m, c, cl.B))
-			if keepPhi {
-				copy(phis[j][lo*m:], buf[:nb*m])
-			}
-		}
-		grams[j] = gram
-		if s.N < m {
-			cl.Op, errs[j] = newDual(phis[j], s.N, m, lambda)
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("ridge: %w", err)
-	}
-	// Pooled statistics, summed in client order.
-	var pooledGram []float64
-	if !dual {
-		pooledGram = make([]float64, m*m)
-	}
-	for j := range r.Clients {
-		cl := &r.Clients[j]
-		w := float64(cl.N) / float64(r.N)
-		r.Weights[j] = w
-		floatsAxpy(w, cl.B, r.B)
-		if pooledGram != nil {
-			floatsAxpy(w, grams[j], pooledGram)
-		}
-	}
-	var err error
-	if dual {
-		all := make([]float64, 0, r.N*m)
-		for _, p := range phis {
-			all = append(all, p...)
-		}
-		r.Pooled, err = newDual(all, r.N, m, lambda)
-	} else {
-		r.Pooled, err = newPrimal(pooledGram, r.N, m, lambda)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("ridge: pooled: %w", err)
-	}
-	parallel.For(len(clients), func(j int) {
-		if r.Clients[j].Op == nil {
-			r.Clients[j].Op, errs[j] = newPrimal(grams[j], clients[j].N, m, lambda)
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("ridge: %w", err)
-	}
-	// Test features.
-	if test != nil && test.N > 0 {
-		if test.Dim != in {
-			return nil, fmt.Errorf("ridge: test set has %d features, the map expects %d", test.Dim, in)
-		}
-		r.NTest, r.TestY = test.N, test.Y
-		r.TestPhi = make([]float64, test.N*m)
-		blocks := (test.N + featureBlock - 1) / featureBlock
-		parallel.For(blocks, func(b int) {
-			lo := b * featureBlock
-			nb := min(featureBlock, test.N-lo)
-			fm.MapTo(r.TestPhi[lo*m:(lo+nb)*m], test.X[lo*in:(lo+nb)*in], nb)
-		})
-	}
-	ws := r.NewWork()
-	r.KRR = make([]float64, m*c)
-	r.Pooled.SolveTo(r.KRR, r.B, c, ws.Scratch)
-	r.DKRR = make([]float64, m*c)
-	for j := range r.Clients {
-		r.Clients[j].Op.SolveTo(ws.V, r.Clients[j].B, c, ws.Scratch)
-		floatsAxpy(r.Weights[j], ws.V, r.DKRR)
-	}
-	return r, nil
 }
 
 // targetsTo writes the regression targets, or one-hot rows for classes > 0.
@@ -343,41 +246,64 @@ func (r *Ridge) NewWork() *RidgeWork {
 // one-hot targets, summed over classes) and the test accuracy of the argmax
 // prediction (NaN for regression); both NaN without a test set.
 func (r *Ridge) Evaluate(w []float64, ws *RidgeWork) (mse, acc float64) {
+	s := r.Score(w, ws)
+	return s.MSE, s.Acc
+}
+
+// Score is a test evaluation with the standard errors of its means (the
+// noise level a tuning rule compares differences with).
+type Score struct {
+	MSE, Acc     float64 // as Ridge.Evaluate
+	MSESE, AccSE float64 // standard errors: sd(squared errors)/√n, √(acc(1−acc)/n)
+}
+
+// Score evaluates W on the test set (Evaluate) with standard errors.
+func (r *Ridge) Score(w []float64, ws *RidgeWork) Score {
+	out := Score{MSE: math.NaN(), Acc: math.NaN(), MSESE: math.NaN(), AccSE: math.NaN()}
 	if r.NTest == 0 {
-		return math.NaN(), math.NaN()
+		return out
 	}
 	c := r.C
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), general(r.M, c, w), 0, general(r.NTest, c, ws.Pred))
-	var se float64
+	if c == 1 {
+		blas64.Gemv(blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), vec(w), 0, vec(ws.Pred))
+	} else {
+		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), general(r.M, c, w), 0, general(r.NTest, c, ws.Pred))
+	}
+	var se, se2 float64
 	correct := 0
 	for i := 0; i < r.NTest; i++ {
 		p := ws.Pred[i*c : (i+1)*c]
+		var e float64
 		if r.Classes == 0 {
 			d := p[0] - r.TestY[i]
-			se += d * d
-			continue
-		}
-		truth, best := int(r.TestY[i]), 0
-		for k, v := range p {
-			d := v
-			if k == truth {
-				d--
+			e = d * d
+		} else {
+			truth, best := int(r.TestY[i]), 0
+			for k, v := range p {
+				d := v
+				if k == truth {
+					d--
+				}
+				e += d * d
+				if v > p[best] {
+					best = k
+				}
 			}
-			se += d * d
-			if v > p[best] {
-				best = k
+			if best == truth {
+				correct++
 			}
 		}
-		if best == truth {
-			correct++
-		}
+		se += e
+		se2 += e * e
 	}
-	mse = se / float64(r.NTest)
-	acc = math.NaN()
+	n := float64(r.NTest)
+	out.MSE = se / n
+	out.MSESE = math.Sqrt(math.Max(se2/n-out.MSE*out.MSE, 0) / n)
 	if r.Classes > 0 {
-		acc = float64(correct) / float64(r.NTest)
+		out.Acc = float64(correct) / n
+		out.AccSE = math.Sqrt(out.Acc * (1 - out.Acc) / n)
 	}
-	return mse, acc
+	return out
 }
 
 // GradNorm returns ‖H W − b‖_F, the norm of the gradient of the global ridge
@@ -408,48 +334,6 @@ func (r *Ridge) ProxOps(mu float64) ([]*RidgeOp, error) {
 	}
 	r.prox[mu] = ops
 	return ops, nil
-}
-
-// Contraction returns the spectral radius of the FedNewton error map
-// E = Σ_j p_j (C_Dj + λI)⁻¹(C_Dj − C_D) = I − (Σ_j p_j H_j⁻¹) H
-// (PAPERS.md §4.2, exact error recursion e_t = E e_{t−1}): below 1 FedNewton
-// converges to KRR at that rate per round, above 1 it diverges. E is
-// similar to a symmetric matrix (H^{1/2}(Σ p_j H_j⁻¹)H^{1/2} is), so its
-// eigenvalues are real and power iteration converges; estimated with 60
-// iterations from a seeded start, computed once.
-func (r *Ridge) Contraction() float64 {
-	r.contrOnce.Do(func() {
-		m := r.M
-		ws := r.NewWork()
-		v := make([]float64, m)
-		rng := rand.New(rand.NewPCG(1, 1))
-		for k := range v {
-			v[k] = rng.NormFloat64()
-		}
-		hv, acc, tmp := make([]float64, m), make([]float64, m), make([]float64, m)
-		var rho float64
-		for it := 0; it < 60; it++ {
-			nrm := Norm(v)
-			if nrm == 0 {
-				break
-			}
-			for k := range v {
-				v[k] /= nrm
-			}
-			r.Pooled.MulTo(hv, v, 1, ws.Scratch)
-			clear(acc)
-			for j := range r.Clients {
-				r.Clients[j].Op.SolveTo(tmp, hv, 1, ws.Scratch)
-				floatsAxpy(r.Weights[j], tmp, acc)
-			}
-			for k := range v {
-				v[k] -= acc[k]
-			}
-			rho = Norm(v)
-		}
-		r.contr = rho
-	})
-	return r.contr
 }
 
 // DataHeterogeneity returns the empirical data heterogeneity of §4.6,

@@ -186,20 +186,3 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("mse %v acc %v, want 1 and 0.5", mse, acc)
 	}
 }
-
-// TestContraction checks the FedNewton contraction factor: 0 when every
-// client has the pooled Hessian (identical designs), and equal to the
-// growth rate of the exact error recursion otherwise.
-func TestContraction(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	base := randomSet(rng, 30, 5, 0)
-	same := []*datasets.Set{base, {N: 30, Dim: 5, X: base.X, Y: randomSet(rng, 30, 5, 0).Y}}
-	r, _ := NewRidge(same, nil, Identity(5), 0.1)
-	if c := r.Contraction(); c > 1e-8 {
-		t.Errorf("identical Hessians: contraction %v, want 0", c)
-	}
-	avg, _ := r.DataHeterogeneity()
-	if avg > 1e-10 {
-		t.Errorf("identical designs: Δ_D = %v, want 0", avg)
-	}
-}

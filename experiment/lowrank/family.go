@@ -24,16 +24,24 @@ func (Family) Name() string { return "lowrank" }
 func (Family) Paper() string { return "001_7cbbc8d4aab6065c.txt (PAPERS.md §2)" }
 
 // Config is the family's part of a scenario (PAPERS.md §8, 001): m clients
-// with s samples in d features; FedAvg's b is LocalSteps.
+// with s samples in d features and a server with Server samples; FedAvg's
+// b is LocalSteps.
 type Config struct {
 	Clients, Samples, Dim int
-	LocalSteps            int     // b of FedAvg racers that do not pin s
-	Rank                  int     // r of FedLRGD racers that do not pin r=
-	Iters                 int     // S
-	Phi                   float64 // φ
-	Mu                    float64 // μ of the logistic loss
-	Shift                 float64 // client covariate shift in [0,1]
-	Racers                []experiment.RacerSpec
+	// Server is the number R of samples the server holds, fixed apart from
+	// the racers so that a racer's objective and costs do not depend on
+	// which other racers run: a FedLRGD racer of rank r ≤ R uses r of them
+	// as interpolation nodes (R = r is the paper's setting).
+	Server     int
+	LocalSteps int     // b of FedAvg racers that do not pin s
+	Rank       int     // r of FedLRGD racers that do not pin r=
+	Iters      int     // S
+	Phi        float64 // φ
+	Mu         float64 // μ of the logistic loss
+	Shift      float64 // client covariate shift in [0,1]
+	SVDTol     float64 // FedLRGD's relative SVD cut-off; 0 = algorithms.DefaultSVDTol
+	Epsilon    float64 // target suboptimality ε of the complexity sweep
+	Racers     []experiment.RacerSpec
 }
 
 func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
@@ -67,20 +75,22 @@ var (
 func (Family) Presets() []experiment.Preset {
 	return []experiment.Preset{
 		{Name: "lowrank", Summary: "FedLRGD r=3,5,10,40 vs FedAvg: suboptimality against federated oracle complexity (paper 001)", Build: lowRank},
+		{Name: "lowrank-complexity", Summary: "sweep: oracle complexity Γ to reach ε of FedLRGD and FedAvg, with the paper's analytic curves (paper 001, Thm 2–3)", Build: lowRankComplexity},
 	}
 }
 
 // lowRank is the FedLRGD preset of PAPERS.md §8 (paper 001): soft-label
 // logistic loss with μ = 0.1 in d = 5, m = 100 clients with s = 50 samples,
-// FedLRGD with r = 3, 5, 10 (follows `rank`) and 40, S = 200, step 1/L1,
-// φ = 100, τ = 1, against FedAvg with b = 10 local SGD steps; 250 epochs
-// (enough for r = 40: r + 1 + S = 241).
+// a server with R = 40 samples, FedLRGD with r = 3, 5, 10 (follows `rank`)
+// and 40, S = 200, step 1/L1, φ = 100, τ = 1, against FedAvg with b = 10
+// local SGD steps; 250 epochs (enough for r = 40: r + 1 + S = 241).
 func lowRank() experiment.Scenario {
 	return experiment.Scenario{
 		Family: Family{},
 		Rounds: 250,
 		Seed:   1,
-		Config: Config{Clients: 100, Samples: 50, Dim: 5, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
+		Config: Config{Clients: 100, Samples: 50, Dim: 5, Server: 40, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
+			Epsilon: 1e-4,
 			Racers: []experiment.RacerSpec{
 				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 3}}},
 				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 5}}},
@@ -92,8 +102,8 @@ func lowRank() experiment.Scenario {
 }
 
 // Knobs implements experiment.Family.
-func (Family) Knobs(experiment.Scenario) []experiment.Knob {
-	return []experiment.Knob{
+func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
+	out := []experiment.Knob{
 		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "b", Desc: "FedAvg local SGD steps b",
 				Step: experiment.LadderStep(stepsLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).LocalSteps) },
@@ -103,7 +113,8 @@ func (Family) Knobs(experiment.Scenario) []experiment.Knob {
 		experiment.IntKnob("clients", "number of clients m", 1, maxClients, func(c *Config) *int { return &c.Clients }),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, func(c *Config) *int { return &c.Dim }),
 		experiment.IntKnob("samples", "samples s per client", 1, maxSamples, func(c *Config) *int { return &c.Samples }),
-		experiment.IntKnob("rank", "FedLRGD rank r (server samples) of racers that do not pin r", 1, maxRank, func(c *Config) *int { return &c.Rank }).
+		experiment.IntKnob("server", "samples R the server holds (≥ every FedLRGD rank r; R = r is the paper's setting)", 1, maxRank, func(c *Config) *int { return &c.Server }),
+		experiment.IntKnob("rank", "FedLRGD rank r of racers that do not pin r (at most server)", 1, maxRank, func(c *Config) *int { return &c.Rank }).
 			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "rank", Desc: "FedLRGD rank r",
 				Step: experiment.LadderStep(rankLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).Rank) },
 					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Rank = int(v) }) })}),
@@ -111,8 +122,15 @@ func (Family) Knobs(experiment.Scenario) []experiment.Knob {
 		experiment.FloatKnob("phi", "φ, cost of one upload in gradient evaluations", true, func(c *Config) *float64 { return &c.Phi }),
 		experiment.FloatKnob("mu", "μ of the logistic loss", false, func(c *Config) *float64 { return &c.Mu }),
 		experiment.FloatKnob("shift", "client covariate shift in [0,1]", true, func(c *Config) *float64 { return &c.Shift }),
+		experiment.FloatKnob("svd_tol", "FedLRGD's relative SVD cut-off of G⁽ⁱ⁾, below 1 (0 = the default 1e-4)", true, func(c *Config) *float64 { return &c.SVDTol }),
+		experiment.FloatKnob("epsilon", "target suboptimality ε (what lowrank-complexity sweeps; a dashed level on the run's chart)", false,
+			func(c *Config) *float64 { return &c.Epsilon }),
 		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
 	}
+	if sc.IsSweep() {
+		out = append(out, experiment.TrialsKnob())
+	}
+	return out
 }
 
 // Validate implements experiment.Family.
@@ -137,6 +155,21 @@ func (Family) Validate(sc experiment.Scenario) error {
 		return bad("shift=%v: must lie in [0, 1]", c.Shift)
 	case c.Iters < 1:
 		return bad("gd_iters=%d: must be ≥ 1", c.Iters)
+	case c.Server < 1 || c.Server > maxRank:
+		return bad("server=%d: must lie in 1..%d", c.Server, maxRank)
+	case c.SVDTol >= 1:
+		return bad("svd_tol=%v: must lie in [0, 1) (0 = the default %g)", c.SVDTol, algorithms.DefaultSVDTol)
+	case !(c.Epsilon > 0):
+		return bad("epsilon=%v: must be > 0", c.Epsilon)
+	}
+	for _, r := range resolve(sc) {
+		if r.spec.Kind == KindFedLRGD && r.rank > c.Server {
+			return bad("%s: the rank r=%d exceeds the server's R=%d samples (its interpolation nodes); set server ≥ %d or a smaller rank",
+				r.label, r.rank, c.Server, r.rank)
+		}
+	}
+	if !sc.IsSweep() && sc.Trials != 0 {
+		return bad("trials=%d: %s is not a sweep; sweep presets: lowrank-complexity", sc.Trials, sc.Preset)
 	}
 	if err := softLabels(sc).Validate(); err != nil {
 		return bad("%v", err)
@@ -209,7 +242,7 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 	for _, r := range resolve(sc) {
 		var alg algorithms.FederatedAlgorithm = algorithms.LocalSGD{Steps: r.steps, Phi: c.Phi, Seed: sc.Seed}
 		if r.spec.Kind == KindFedLRGD {
-			alg = algorithms.FedLRGD{Rank: r.rank, Iters: c.Iters, Phi: c.Phi, Seed: sc.Seed}
+			alg = algorithms.FedLRGD{Rank: r.rank, Iters: c.Iters, Phi: c.Phi, Seed: sc.Seed, Tol: c.SVDTol}
 		}
 		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
 	}
@@ -219,26 +252,16 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 func runner(alg algorithms.FederatedAlgorithm) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
 		return alg.Run(ctx, data.(*model.Federated), rounds, func(r algorithms.EpochRound) {
-			emit(experiment.Round{Index: r.Index, Theta: r.Theta,
+			emit(experiment.Round{Index: r.Index, Theta: r.Theta, Warning: r.Warning,
 				Values: []float64{r.Subopt, r.Oracle, r.CommUp, r.CommDown, r.GradNorm, r.OptDist}})
 		})
 	}
 }
 
-// maxRankOf is the largest rank of the scenario's FedLRGD racers: the server
-// holds that many samples, so racers of every rank share one objective.
-func maxRankOf(sc experiment.Scenario) int {
-	r := 1
-	for _, x := range resolve(sc) {
-		r = max(r, x.rank)
-	}
-	return r
-}
-
 // softLabels is the data configuration of the scenario.
 func softLabels(sc experiment.Scenario) datasets.SoftLabels {
 	c := cfg(sc)
-	return datasets.SoftLabels{Clients: c.Clients, Samples: c.Samples, Dim: c.Dim, Server: maxRankOf(sc), Shift: c.Shift}
+	return datasets.SoftLabels{Clients: c.Clients, Samples: c.Samples, Dim: c.Dim, Server: c.Server, Shift: c.Shift}
 }
 
 // DataKey implements experiment.Family.
@@ -259,9 +282,23 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 // Facts implements experiment.Family.
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	c := cfg(sc)
-	return experiment.Facts{
-		Summary: fmt.Sprintf("m=%d clients × s=%d, d=%d, S=%d, φ=%s, μ=%s", c.Clients, c.Samples, c.Dim, c.Iters,
+	f := experiment.Facts{
+		Summary: fmt.Sprintf("m=%d clients × s=%d, server R=%d, d=%d, S=%d, φ=%s, μ=%s", c.Clients, c.Samples, c.Server, c.Dim, c.Iters,
 			experiment.FormatFloat(c.Phi), experiment.FormatFloat(c.Mu)),
 		Charts: []string{"suboptimality", "grad_norm"},
+		Levels: []experiment.Level{{Metric: "suboptimality", Value: c.Epsilon, Label: "target ε"}},
 	}
+	tol := c.SVDTol
+	how := "given"
+	if tol == 0 {
+		tol, how = algorithms.DefaultSVDTol, "default"
+	}
+	f.Params = []experiment.Param{{Name: "server", Value: float64(c.Server), How: "given"}, {Name: "svd_tol", Value: tol, How: how}}
+	for _, r := range resolve(sc) {
+		if r.spec.Kind == KindFedLRGD && r.rank < c.Server {
+			f.Notes = append(f.Notes, fmt.Sprintf("the server holds R=%d samples: a FedLRGD racer of rank r < R weights the R − r beyond its nodes like a client's, (R − r)·r more gradients in epoch 1 than the paper's r²", c.Server))
+			break
+		}
+	}
+	return f
 }

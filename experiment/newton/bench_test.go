@@ -2,52 +2,73 @@ package newton
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// BenchmarkNewtonRounds runs the newton-rounds preset end to end (data
-// generation, features, factorisations, 5 racers × 20 rounds), with the
-// cache emptied each time. Target: under 1 s.
-func BenchmarkNewtonRounds(b *testing.B) {
-	sc := preset(b, "newton-rounds")
-	eng := experiment.NewEngine()
-	for i := 0; i < b.N; i++ {
-		eng.Forget()
-		if _, err := eng.Run(context.Background(), sc, experiment.Observer{Round: func(experiment.Point) {}}); err != nil {
+// BenchmarkTunePendigits is `--set tune=true` on pendigits (7494 × 16
+// training rows, 3498 test rows, 2000 random features, 10 IID clients):
+// the grid of 6 σ² × 7 λ, the Υ checks and the final problem.
+func BenchmarkTunePendigits(b *testing.B) {
+	const dir = "../../../shared/data/"
+	if _, err := os.Stat(dir + "pendigits.scale"); err != nil {
+		b.Skip("pendigits not found in ../shared/data (see its README): ", err)
+	}
+	sc := dataScenario(1)
+	sc.Preset = "data"
+	for _, kv := range [][2]string{{"data", dir + "pendigits.scale"}, {"test", dir + "pendigits.scale.t"}, {"tune", "true"}} {
+		if err := sc.Set(kv[0], kv[1]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Family{}).Prepare(context.Background(), sc, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// benchSweep runs a sweep preset at the paper's scale with the preset's
-// trials. Run these with -benchtime=1x: one iteration is a whole sweep.
-func benchSweep(b *testing.B, name string) {
-	sc := preset(b, name)
+// BenchmarkNewtonRounds is the newton-rounds preset end to end: data,
+// random features and factorisations, then the five racers for 20 rounds.
+func BenchmarkNewtonRounds(b *testing.B) {
+	sc := newtonRounds()
 	b.ReportAllocs()
 	for b.Loop() {
-		table, err := experiment.NewSweepTable(sc)
+		data, err := Family{}.Prepare(context.Background(), sc, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := experiment.RunSweep(context.Background(), sc, table.Add); err != nil {
-			b.Fatal(err)
+		for _, r := range (Family{}).Racers(sc) {
+			if err := r.Run(context.Background(), data, sc.Rounds, func(experiment.Round) {}); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if table.Done() != table.Total() {
-			b.Fatalf("%d of %d evaluations", table.Done(), table.Total())
+		_ = Family{}.Facts(sc, data)
+	}
+}
+
+// benchSweep evaluates every grid value of a sweep preset once (one trial),
+// serially: the work of `fedscope sweep --trials 1` without the workers.
+func benchSweep(b *testing.B, sc experiment.Scenario) {
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range sc.Sweep.Grid {
+			p, err := sc.PointScenario(i, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := (Family{}).Evaluate(context.Background(), p); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }
 
-// BenchmarkSweepNewtonLocalSize is E003-2 at the paper's scale: 9 values of
-// m (|D| = 10000, |D_j| = 2000 … 80) × 10 trials × 8 curves (KRR, DKRR,
-// FedNewton t = 1, 2, 4, 8 from one run, FedAvg and FedProx after 8
-// rounds), M = 200 random features. Target: under 60 s on 2 cores.
-func BenchmarkSweepNewtonLocalSize(b *testing.B) { benchSweep(b, "newton-local-size") }
+// BenchmarkNewtonLocalSize is one trial of newton-local-size (9 values).
+func BenchmarkNewtonLocalSize(b *testing.B) { benchSweep(b, newtonLocalSize()) }
 
-// BenchmarkSweepNewtonHeterogeneity is E003-3 (the α sweep, the preset's
-// default) at the paper's scale: 8 values of α × 10 trials, m = 20 clients
-// with |D_j| = 500, plus the empirical Δ_Dj and Δ_fj of every trial; the β
-// sweep (E003-4) costs the same. Target: under 60 s on 2 cores.
-func BenchmarkSweepNewtonHeterogeneity(b *testing.B) { benchSweep(b, "newton-heterogeneity") }
+// BenchmarkNewtonHeterogeneity is one trial of newton-heterogeneity (8 values).
+func BenchmarkNewtonHeterogeneity(b *testing.B) { benchSweep(b, newtonHeterogeneity()) }

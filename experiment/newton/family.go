@@ -135,11 +135,13 @@ func (Family) Validate(sc experiment.Scenario) error {
 // Help implements experiment.Family.
 func (Family) Help(sc experiment.Scenario) string {
 	return "Test MSE (accuracy for classes) per round, and the distance to centralised KRR on a log axis: " +
-		"FedNewton contracts towards KRR when its contraction factor Υ is below 1; DKRR is its round-0 start."
+		"FedNewton contracts towards KRR by its contraction factor Υ (in the title) per round when Υ < 1, and diverges when Υ > 1; " +
+		"DKRR is its round-0 start. The title also says the bandwidth σ² and λ used (tune=true: the best validation score with Υ < 1)."
 }
 
-// summary is the line under the title.
-func summary(c Config) string {
+// summary is the line under the title; with the prepared data p it shows
+// the bandwidth and λ actually used and FedNewton's contraction factor Υ.
+func summary(c Config, p *Prepared) string {
 	var b strings.Builder
 	n := c.Data
 	if n.DataPath != "" {
@@ -152,12 +154,23 @@ func summary(c Config) string {
 			experiment.FormatFloat(n.Alpha), experiment.FormatFloat(n.Beta))
 	}
 	fmt.Fprintf(&b, ", RFF %d", n.RFFDim)
-	if n.Bandwidth > 0 {
-		fmt.Fprintf(&b, ", σ²=%s", experiment.FormatFloat(n.Bandwidth))
-	}
-	fmt.Fprintf(&b, ", λ=%s", experiment.FormatFloat(n.Lambda))
-	if n.Tune {
-		b.WriteString(", tuned")
+	switch {
+	case p != nil:
+		fmt.Fprintf(&b, ", σ²=%.4g, λ=%s", p.Bandwidth, experiment.FormatFloat(p.Lambda))
+		if n.Tune {
+			b.WriteString(" (tuned)")
+		}
+		ups := p.Ridge.Contraction()
+		fmt.Fprintf(&b, ", Υ=%.3g", ups)
+		if ups >= 1 {
+			b.WriteString(" ≥ 1: FedNewton diverges")
+		}
+	case n.Tune:
+		b.WriteString(", σ² and λ tuned on a validation split")
+	case n.Bandwidth > 0:
+		fmt.Fprintf(&b, ", σ²=%s, λ=%s", experiment.FormatFloat(n.Bandwidth), experiment.FormatFloat(n.Lambda))
+	default:
+		fmt.Fprintf(&b, ", σ² from the median distance, λ=%s", experiment.FormatFloat(n.Lambda))
 	}
 	return b.String()
 }

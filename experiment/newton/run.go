@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 
@@ -28,7 +27,12 @@ func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics 
 // Prepared is the data of a run, shared read-only by its racers and re-runs.
 type Prepared struct {
 	Ridge *model.Ridge
-	Note  string // how defaults were resolved, e.g. the tuned bandwidth
+	// Bandwidth σ² and λ the problem was built with, and how each was
+	// chosen: "given", "median heuristic" or "tuned".
+	Bandwidth, Lambda       float64
+	HowBandwidth, HowLambda string
+	Notes                   []string // how defaults were resolved (the tuning's choice and why)
+	Tuning                  *Tuning  // what tuning tried; nil when not tuned
 }
 
 // Racers implements experiment.Family: unpinned parameters follow the
@@ -117,22 +121,76 @@ func fileStamp(paths ...string) string {
 }
 
 // Prepare implements experiment.Family: the synthetic federation, or the
-// data file dealt to the clients, mapped to random features.
+// data file dealt to the clients, mapped to random features; with tune=true
+// the bandwidth and λ are first chosen on a validation split (tune).
 func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
 	n := cfg(sc).Data
+	var clients []*datasets.Set
+	var train, test *datasets.Set
 	if n.DataPath == "" {
-		_, r, err := synthetic(ctx, sc)
+		nd, err := n.synthetic().Generate(sc.Seed)
+		if err != nil {
+			return nil, &experiment.InputError{Msg: err.Error()}
+		}
+		clients, test = nd.Clients, nd.Test
+		if n.Tune {
+			train = concat(clients)
+		}
+	} else {
+		var err error
+		if train, test, err = loadFiles(ctx, sc); err != nil {
+			return nil, err
+		}
+		if clients, err = partition(ctx, sc, train); err != nil {
+			return nil, err
+		}
+	}
+	p := &Prepared{Bandwidth: n.Bandwidth, Lambda: n.Lambda, HowBandwidth: "given", HowLambda: "given"}
+	var stats *model.RidgeStats
+	switch {
+	case n.Tune:
+		tu, st, err := tune(ctx, sc, train, clients, test, report)
 		if err != nil {
 			return nil, err
 		}
-		return &Prepared{Ridge: r}, nil
+		p.Tuning, stats = tu, st
+		p.Bandwidth, p.Lambda, p.HowBandwidth, p.HowLambda = tu.Bandwidth, tu.Lambda, "tuned", "tuned"
+		p.Notes = append(p.Notes, tu.Note())
+	case p.Bandwidth == 0:
+		med := train.MedianDistance(sc.Seed)
+		p.Bandwidth, p.HowBandwidth = med*med, "median heuristic"
+		p.Notes = append(p.Notes, fmt.Sprintf("bandwidth σ²=%.3g from the median pairwise distance %.3g", p.Bandwidth, med))
 	}
-	train, test, err := loadFiles(ctx, sc)
-	if err != nil {
+	if stats == nil {
+		if report != nil {
+			report(experiment.Progress{Stage: "random features"})
+		}
+		rff, err := model.NewRFFContext(ctx, clients[0].Dim, n.RFFDim, p.Bandwidth, sc.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if stats, err = model.NewRidgeStatsContext(ctx, clients, test, rff); err != nil {
+			return nil, prepareError(err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	r, err := stats.Finish(p.Lambda)
+	if err != nil {
+		return nil, experiment.Errorf("lambda=%s: %v (bandwidth σ²=%s)", experiment.FormatFloat(p.Lambda), err, experiment.FormatFloat(p.Bandwidth))
+	}
+	p.Ridge = r
+	return p, nil
+}
+
+// partition deals a data file's training rows to the clients: IID, by a
+// Dirichlet label skew for classes, or Dirichlet sizes for regression.
+func partition(ctx context.Context, sc experiment.Scenario, train *datasets.Set) ([]*datasets.Set, error) {
+	n := cfg(sc).Data
 	m := n.Clients
 	var parts [][]int
+	var err error
 	switch {
 	case n.DirichletC > 0 && train.Classes > 0:
 		parts, err = datasets.DirichletLabels(train.Labels(), train.Classes, m, n.DirichletC, n.MinSize, sc.Seed)
@@ -154,27 +212,19 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 	for j, idx := range parts {
 		clients[j] = train.Subset(idx)
 	}
-	bw, lambda, note := n.Bandwidth, n.Lambda, ""
-	switch {
-	case n.Tune:
-		bw, lambda, note, err = tune(ctx, sc, train)
-		if err != nil {
-			return nil, err
-		}
-	case bw == 0:
-		med := train.MedianDistance(sc.Seed)
-		bw = med * med
-		note = fmt.Sprintf("bandwidth σ²=%.3g from the median pairwise distance %.3g", bw, med)
+	return clients, nil
+}
+
+// concat stacks the rows of the clients (the training set of a synthetic
+// federation, for tuning).
+func concat(sets []*datasets.Set) *datasets.Set {
+	out := &datasets.Set{Dim: sets[0].Dim, Classes: sets[0].Classes, Names: sets[0].Names}
+	for _, s := range sets {
+		out.N += s.N
+		out.X = append(out.X, s.X...)
+		out.Y = append(out.Y, s.Y...)
 	}
-	rff, err := model.NewRFFContext(ctx, train.Dim, n.RFFDim, bw, sc.Seed)
-	if err != nil {
-		return nil, err
-	}
-	r, err := model.NewRidgeContext(ctx, clients, test, rff, lambda)
-	if err != nil {
-		return nil, prepareError(err)
-	}
-	return &Prepared{Ridge: r, Note: note}, nil
+	return out
 }
 
 // synthetic generates the synthetic FedNewton federation of the scenario
@@ -279,60 +329,45 @@ func isLIBSVM(path string) bool {
 	return len(path) < 4 || !(path[len(path)-4:] == ".csv" || path[len(path)-4:] == ".CSV")
 }
 
-// Grids of the paper's tuning (PAPERS.md §4.6).
-var (
-	bandwidthGrid = []float64{0.01, 0.1, 1, 10, 100, 1000}
-	lambdaGrid    = []float64{1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7}
-)
-
-// tune grid-searches σ² and λ for centralised KRR on a seeded 20 %
-// validation split of the training data (§4.5: "tuned by grid search"),
-// maximising accuracy (classification) or minimising MSE.
-func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set) (bw, lambda float64, note string, err error) {
-	fit, val := train.Split(0.2, sc.Seed+1)
-	best := math.Inf(1)
-	for _, b := range bandwidthGrid {
-		rff, err := model.NewRFFContext(ctx, train.Dim, cfg(sc).Data.RFFDim, b, sc.Seed)
-		if err != nil {
-			return 0, 0, "", err
-		}
-		for _, l := range lambdaGrid {
-			r, err := model.NewRidgeContext(ctx, []*datasets.Set{fit}, val, rff, l)
-			if ctx.Err() != nil {
-				return 0, 0, "", ctx.Err()
-			}
-			if err != nil {
-				continue // not positive definite at this λ: skip
-			}
-			mse, acc := r.Evaluate(r.KRR, r.NewWork())
-			score := mse
-			if train.Classes > 0 {
-				score = -acc
-			}
-			if score < best {
-				best, bw, lambda = score, b, l
-			}
-		}
-	}
-	if math.IsInf(best, 1) {
-		return 0, 0, "", experiment.Errorf("tune: no (bandwidth, λ) on the grid gave a usable fit")
-	}
-	return bw, lambda, fmt.Sprintf("tuned on a validation split: bandwidth σ²=%s, λ=%s",
-		experiment.FormatFloat(bw), experiment.FormatFloat(lambda)), nil
-}
-
 // Facts implements experiment.Family: test MSE (or accuracy, for classes)
-// and the distance to KRR are charted; a data file's resolved bandwidth is
-// noted.
+// and the distance to KRR are charted. Once the data are ready the summary
+// and Params carry the bandwidth σ² and λ (and how each was chosen) and
+// FedNewton's contraction factor Υ (PAPERS.md §4.2–4.3), and a Υ ≥ 1 is a
+// warning that names its cause (model.Ridge.Diagnose).
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
-	f := experiment.Facts{Summary: summary(cfg(sc)), Charts: []string{"test_mse", "krr_dist"}}
-	if p, ok := data.(*Prepared); ok {
-		if p.Ridge.Classes > 0 {
-			f.Charts[0] = "test_acc"
-		}
-		if p.Note != "" {
-			f.Notes = append(f.Notes, p.Note)
-		}
+	p, _ := data.(*Prepared)
+	f := experiment.Facts{Summary: summary(cfg(sc), p), Charts: []string{"test_mse", "krr_dist"}}
+	if p == nil {
+		return f
+	}
+	if p.Ridge.Classes > 0 {
+		f.Charts[0] = "test_acc"
+	}
+	ups := p.Ridge.Contraction()
+	f.Params = []experiment.Param{
+		{Name: "bandwidth", Value: p.Bandwidth, How: p.HowBandwidth},
+		{Name: "lambda", Value: p.Lambda, How: p.HowLambda},
+		{Name: "contraction", Value: roundSig(ups, 6), How: "computed"}, // accurate to 1e-6 (model.Ridge.Contraction)
+	}
+	f.Notes = append(f.Notes, p.Notes...)
+	if ups >= 1 && hasKind(cfg(sc).Racers, KindFedNewton) {
+		f.Warnings = append(f.Warnings, "FedNewton will diverge: "+p.Ridge.Diagnose().Sentence())
 	}
 	return f
+}
+
+// roundSig rounds x to n significant digits.
+func roundSig(x float64, n int) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'g', n, 64), 64)
+	return v
+}
+
+// hasKind reports whether a racer of the kind is in the list.
+func hasKind(racers []experiment.RacerSpec, kind string) bool {
+	for _, r := range racers {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

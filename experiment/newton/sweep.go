@@ -2,7 +2,6 @@ package newton
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -20,21 +19,38 @@ import (
 // shares them, read-only, with every racer; the FedNewton curves t = 1, 2,
 // 4, 8 are read off one 8-round run.
 
-// DivergedMetric names the metric of the newton sweeps that is 1 in a trial
-// where the racer diverged (its test MSE is then left out).
-const DivergedMetric = "diverged"
+// Metrics of the newton sweeps that the views treat specially.
+const (
+	// DivergedMetric is the fraction of trials in which the racer diverged
+	// (its test MSE is then left out of the mean).
+	DivergedMetric = "diverged"
+	// DivergedTrialsMetric is how many trials diverged (a count: its _mean
+	// column is the count, its _std column empty).
+	DivergedTrialsMetric = "diverged_trials"
+	// ContractionMetric is FedNewton's contraction factor Υ of the trial's
+	// data (PAPERS.md §4.2–4.3), the same for every racer.
+	ContractionMetric = "contraction"
+)
 
 // newtonSweepT are the FedNewton round counts drawn as curves (§8, as in
 // Table 3 of paper 003).
 var newtonSweepT = []int{1, 2, 4, 8}
 
+// sweepContractionTol is the accuracy of the per-trial Υ of the sweeps
+// (relative to max(1, Υ)).
+const sweepContractionTol = 1e-4
+
 // SweepMetrics implements experiment.Sweeper: per trial, the test MSE of
-// every racer (FedNewton once per t), whether it diverged, and for the
-// heterogeneity sweeps the empirical Δ_Dj and Δ_fj of the data.
+// every racer (FedNewton once per t; the mean over the trials in which the
+// racer did not diverge), the fraction and the number of trials in which it
+// diverged, FedNewton's contraction factor Υ, and the local size or the
+// empirical Δ_Dj and Δ_fj of the data.
 func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 	out := []experiment.SweepMetric{
-		{Name: "test_mse", Caption: "test MSE", Ref: math.NaN()},
+		{Name: "test_mse", Caption: "test MSE (mean over the trials that did not diverge)", Ref: math.NaN()},
 		{Name: DivergedMetric, Caption: "fraction of trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
+		{Name: DivergedTrialsMetric, Caption: "trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
+		{Name: ContractionMetric, Caption: "FedNewton's contraction factor Υ (> 1: it diverges)", Ref: 1, RefNote: "Υ = 1", TableOnly: true},
 	}
 	if !measuresHeterogeneity(sc) {
 		out = append(out, experiment.SweepMetric{Name: "local_size", Caption: "samples per client |D_j| = |D|/m", Ref: math.NaN(), TableOnly: true})
@@ -69,32 +85,37 @@ func (Family) SweepLabels(sc experiment.Scenario) []string {
 	return out
 }
 
-// evalNewtonSweep evaluates one (grid value, trial): KRR and DKRR are read
-// after one round (they do not iterate), FedNewton after t = 1, 2, 4, 8 of
-// one run, FedAvg and FedProx after sc.Rounds rounds. A racer that diverges
-// (algorithms.DivergedError, e.g. FedNewton with too few samples per client
-// for its local Hessians, the Υ > 1 regime) has no test MSE from that round
-// on (+Inf, which the table leaves out) and diverged = 1.
+// Evaluate implements experiment.Sweeper for one (grid value, trial): KRR
+// and DKRR are read after one round (they do not iterate), FedNewton after
+// t = 1, 2, 4, 8 of one run, FedAvg and FedProx after sc.Rounds rounds. A
+// racer that diverges (FedNewton when Υ > 1) has no test MSE from that
+// round on (+Inf, which the table leaves out) and diverged = 1. Υ is
+// computed for every trial (Lanczos, a few dozen local solves), its cause
+// only when a run's message needs it.
 func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
 	nd, p, err := synthetic(ctx, sc)
 	if err != nil {
 		return nil, err
 	}
-	extra := []float64{float64(cfg(sc).Data.Samples)}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ups, _ := p.ContractionTol(sweepContractionTol)
+	extra := []float64{ups, float64(cfg(sc).Data.Samples)}
 	if measuresHeterogeneity(sc) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		dd, _ := p.DataHeterogeneity()
 		df, _ := nd.ModelHeterogeneity()
-		extra = []float64{dd, df}
+		extra = []float64{ups, dd, df}
 	}
 	row := func(mse float64) []float64 {
 		div := 0.0
 		if math.IsInf(mse, 1) {
 			div = 1
 		}
-		return append([]float64{mse, div}, extra...)
+		return append([]float64{mse, div, div}, extra...)
 	}
 	var out [][]float64
 	for _, r := range (Family{}).Racers(sc) {
@@ -128,8 +149,7 @@ func ridgeMSE(ctx context.Context, r experiment.Racer, p *model.Ridge, rounds in
 		mse[i] = math.Inf(1)
 	}
 	err := r.Run(ctx, &Prepared{Ridge: p}, rounds, func(rd experiment.Round) { mse[rd.Index-1] = rd.Values[0] })
-	var de *algorithms.DivergedError
-	if err != nil && !errors.As(err, &de) {
+	if _, diverged := algorithms.DivergedRound(err); err != nil && !diverged {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -140,10 +160,10 @@ func ridgeMSE(ctx context.Context, r experiment.Racer, p *model.Ridge, rounds in
 
 // newtonSweepBase is the data and the racers of the newton sweeps: the
 // newton-rounds preset's settings (d = 10, noise variance 0.2, 2500 test
-// points, M = 200 random features, σ² = 20 and λ = λ_prox = 1e-4 with the
-// departures from Table 2 newtonRounds explains, FedAvg η = 0.001 with
-// s = 2), FedAvg and FedProx after 8 rounds (the largest t of FedNewton),
-// 10 trials (the paper's).
+// points, M = 200 random features, σ² = 10, λ = 1e-4, λ_prox = 7e-5, FedAvg
+// η = 0.001 with s = 2; newtonRounds explains the departures from Table 2),
+// FedAvg and FedProx after 8 rounds (the largest t of FedNewton), 10 trials
+// (the paper's).
 func newtonSweepBase() experiment.Scenario {
 	sc := newtonRounds()
 	experiment.Update(&sc, func(c *Config) { c.Data.Alpha, c.Data.Beta = 0, 0 })
@@ -212,12 +232,43 @@ func (Family) SweepSummary(sc experiment.Scenario) string {
 			fmt.Fprintf(&b, ", α=%s", experiment.FormatFloat(d.Alpha))
 		}
 	}
-	fmt.Fprintf(&b, ", RFF %d, σ²=%s, λ=%s · FedAvg/FedProx %d rounds", d.RFFDim, experiment.FormatFloat(d.Bandwidth), experiment.FormatFloat(d.Lambda), sc.Rounds)
+	fmt.Fprintf(&b, ", RFF %d, σ²=%s, λ=%s · FedAvg/FedProx %d rounds · FedNewton's Υ per value: contraction column (> 1: it diverges)",
+		d.RFFDim, experiment.FormatFloat(d.Bandwidth), experiment.FormatFloat(d.Lambda), sc.Rounds)
 	return b.String()
 }
 
-// SweepStat implements experiment.Sweeper: plain means.
-func (Family) SweepStat(experiment.Scenario) experiment.StatFunc { return nil }
+// SweepStat implements experiment.Sweeper: means and sample standard
+// deviations over the trials, except diverged_trials, which is a count.
+func (f Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
+	count := -1
+	for i, m := range f.SweepMetrics(sc) {
+		if m.Name == DivergedTrialsMetric {
+			count = i
+		}
+	}
+	return func(cells [][][]float64, racer, metric int) (mean, std float64, n int) {
+		var vals []float64
+		for _, c := range cells {
+			if racer < len(c) && metric < len(c[racer]) {
+				if v := c[racer][metric]; !math.IsNaN(v) && !math.IsInf(v, 0) {
+					vals = append(vals, v)
+				}
+			}
+		}
+		n = len(vals)
+		switch {
+		case n == 0:
+			return math.NaN(), math.NaN(), 0
+		case metric == count:
+			var sum float64
+			for _, v := range vals {
+				sum += v
+			}
+			return sum, math.NaN(), n
+		}
+		return experiment.Mean(vals), experiment.SampleStd(vals), n
+	}
+}
 
 // checkData validates the synthetic data of a sweep's point scenario.
 func checkData(p experiment.Scenario) error { return cfg(p).Data.synthetic().Validate() }

@@ -187,7 +187,7 @@ func TestNewtonSweepDivergence(t *testing.T) {
 // α = 0 to α = 1 and, since β only changes the responses, does not depend on β.
 func TestNewtonSweepHeterogeneity(t *testing.T) {
 	header, rows := newtonSweep(t, "newton-heterogeneity")
-	wantHeader := "algorithm,alpha,trials,test_mse_mean,test_mse_std,diverged_mean,diverged_std,delta_data_mean,delta_data_std,delta_model_mean,delta_model_std"
+	wantHeader := "algorithm,alpha,trials,test_mse_mean,test_mse_std,diverged_mean,diverged_std,diverged_trials_mean,diverged_trials_std,contraction_mean,contraction_std,delta_data_mean,delta_data_std,delta_model_mean,delta_model_std"
 	if got := strings.Join(header, ","); got != wantHeader {
 		t.Fatalf("header %s", got)
 	}

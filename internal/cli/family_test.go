@@ -74,7 +74,7 @@ func TestFamilyKnobs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--preset", "newton-rounds", "--set", "gamma=1"}, "applies only to the paradox, minibatch, fedgain-model, fedgain-covariate preset(s)"},
-		{[]string{"--preset", "paradox", "--set", "rank=3"}, "applies only to the lowrank preset(s)"},
+		{[]string{"--preset", "paradox", "--set", "rank=3"}, "applies only to the lowrank, lowrank-complexity preset(s)"},
 		{[]string{"--preset", "lowrank", "--set", "algorithms=fednewton"}, "unknown algorithm"},
 		{[]string{"--preset", "newton-rounds", "--set", "algorithms=fedlrgd"}, "unknown algorithm"},
 		{[]string{"--preset", "newton-rounds", "--set", "test=/nonexistent/x"}, "applies only once data= is set"},

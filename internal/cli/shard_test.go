@@ -28,6 +28,7 @@ var shardCases = []struct {
 	{"fedgain-covariate", []string{"--trials", "1", "--rounds", "10", "--set", "clients=2", "--set", "scarce_clients=1",
 		"--set", "samples=100", "--set", "scarce_samples=10", "--set", "fed_error=final", "--set", "algorithms=fedavg:s=2,fedprox"}},
 	{"polynomial", []string{"--trials", "3", "--set", "clients=4"}},
+	{"lowrank-complexity", []string{"--trials", "2", "--rounds", "30", "--set", "clients=10", "--set", "samples=20"}},
 	{"newton-local-size", []string{"--trials", "1", "--rounds", "2", "--set", "total_samples=400", "--set", "rff_dim=10",
 		"--set", "test_size=20"}},
 	{"newton-heterogeneity", []string{"--trials", "2", "--rounds", "2", "--set", "clients=3", "--set", "samples=20",
