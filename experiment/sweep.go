@@ -74,6 +74,9 @@ type Theory struct {
 	Label string
 	Curve []float64
 	At    float64
+	// Racer, when set, is the label of the racer the prediction is about:
+	// the curve is drawn in its colour.
+	Racer string
 }
 
 // Mark is a grid value a sweep chart singles out, and why.

@@ -67,10 +67,14 @@ func (r *race) holds(a experiment.Annotation, i, m int) (int, float64, string, b
 	vals := r.values(i, m)
 	switch a.Kind {
 	case experiment.Plateau:
+		// A plateau is a flattening after the curve has moved (by 5 % of
+		// its start): a racer that waits before it descends (FedLRGD's
+		// set-up epochs) is not stalled.
 		w := max(a.Window, 1)
 		for t := w; t < len(vals); t++ {
 			now, then := vals[t], vals[t-w]
-			if now > 0 && then > 0 && math.Abs(now-then) <= a.Tol*now {
+			moved := math.Abs(then-vals[0]) > 0.05*math.Max(math.Abs(vals[0]), math.Abs(then))
+			if now > 0 && then > 0 && moved && math.Abs(now-then) <= a.Tol*now {
 				return t + 1, now, text, true
 			}
 		}

@@ -364,6 +364,38 @@ func plotted(v float64, logY bool) (float64, bool) {
 	return v, true
 }
 
+// offChart says where a curve lies against the range yRange gives c: ""
+// when some of it is on the chart, else "above the chart" or "below the
+// chart".
+func offChart(c chartSpec, values []float64) string {
+	lo, hi, ok := yRange(c)
+	if !ok {
+		return ""
+	}
+	above, below := 0, 0
+	for _, v := range values {
+		p, ok := plotted(v, c.logY)
+		switch {
+		case !ok:
+		case p > hi:
+			above++
+		case p < lo:
+			below++
+		default:
+			return ""
+		}
+	}
+	switch {
+	case above > 0 && below == 0:
+		return "above the chart"
+	case below > 0 && above == 0:
+		return "below the chart"
+	case above > 0:
+		return "off the chart"
+	}
+	return ""
+}
+
 // yRange returns the y range to show in plotted units: the zoom if set;
 // whole decades around the data on a log axis, so that the axis moves rarely;
 // [0, max] (or the data range, tight) on a linear one.
@@ -399,8 +431,22 @@ func yRange(c chartSpec) (lo, hi float64, ok bool) {
 	for _, l := range c.levels {
 		scan([]float64{l.value})
 	}
+	// Overlays (bounds, theory curves) widen the axis by at most a decade
+	// on a log axis, half the data's span on a linear one: a bound far from
+	// the data (Theorem 3's with C = 1, orders of magnitude above the
+	// measured Γ) would otherwise squash the curves it is about. Beyond
+	// that margin they are clipped; offChart says so in the legend.
+	dlo, dhi := lo, hi
+	margin := 1.0
+	if !c.logY {
+		margin = math.Max(0.5*(hi-lo), 0.1*math.Abs(hi))
+	}
 	for _, s := range c.overlays {
-		scan(s.values)
+		for _, v := range s.values {
+			if p, ok := plotted(v, c.logY); ok {
+				lo, hi = math.Min(lo, math.Max(p, dlo-margin)), math.Max(hi, math.Min(p, dhi+margin))
+			}
+		}
 	}
 	if c.logY {
 		lo, hi = math.Floor(lo), math.Ceil(hi)

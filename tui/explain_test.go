@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -387,3 +388,44 @@ func TestHelpScrolls(t *testing.T) {
 }
 
 func lastLine(s string) string { return s[strings.LastIndex(s, "\n")+1:] }
+
+// TestNoPlateauBeforeTheCurveMoves: a racer flat from the start (FedLRGD's
+// set-up epochs) does not "stall"; it does once it has descended and
+// flattened.
+func TestNoPlateauBeforeTheCurveMoves(t *testing.T) {
+	vals := func(i, tr int) []float64 {
+		g := 10 * math.Pow(0.7, float64(tr))
+		if i == 1 { // flat for 30 rounds, then descends to a floor at round 50
+			g = 5 * math.Pow(0.7, float64(min(max(tr-30, 0), 20)))
+		}
+		return []float64{g, 1, math.NaN(), 0.5}
+	}
+	sc := small(t, "rounds=80")
+	h := newHarness(t, sc, WithRunner(streamRunner{vals: vals}.run), WithPace(1))
+	h.size(160, 48)
+	h.start()
+	label := "s=5 stalls: not stationary"
+	for step := 1; step <= 80; step++ {
+		h.tick(time.Second)
+		// The floor starts at round 50; the window is 10 rounds.
+		if shown, due := strings.Contains(h.screen(), label), step >= 60; shown != due {
+			t.Fatalf("after %d rounds revealed the label is shown=%v, want %v", step, shown, due)
+		}
+	}
+}
+
+// TestStoppedRacerReadsItsLastRound: a racer that stopped early shows its
+// last values and the round it stopped at, not a dash.
+func TestStoppedRacerReadsItsLastRound(t *testing.T) {
+	sc := small(t, "rounds=40")
+	h := newHarness(t, sc, WithRunner(streamRunner{vals: paradoxValues, stop: map[int]int{2: 5}}.run), WithPace(MaxPace))
+	h.size(160, 48)
+	h.start()
+	h.tick(time.Second)
+	screen := strings.Join(strings.Fields(h.screen()), " ")
+	last := paradoxValues(2, 5)
+	want := fmt.Sprintf("‖∇ℓ‖ %s ‖θ−θ*‖ %s (stopped at round 5)", formatValue(last[0]), formatValue(last[1]))
+	if !strings.Contains(screen, want) {
+		t.Errorf("legend lacks %q:\n%s", want, h.screen())
+	}
+}

@@ -636,19 +636,25 @@ func (r *race) readout(w int, metrics []int) []string {
 		l := r.looks[i]
 		head := string(l.glyph) + " " + strconv.Itoa(i+1) + " " + label
 		var vals []string
+		// A racer that stopped early (FedLRGD's stop rule) reads its last
+		// round's values: its curve may be too short to see.
+		pos, stop := t, ""
+		if at, stopped := r.stoppedAt(i); stopped && t > at {
+			pos, stop = at, fmt.Sprintf("(stopped at round %d)", r.roundAt(at))
+		}
 		for _, m := range metrics {
 			if m < 0 {
 				continue
 			}
 			name := r.table.Metrics[m].Label()
-			if v, ok := r.valueAt(i, m, t); ok {
+			if v, ok := r.valueAt(i, m, pos); ok {
 				vals = append(vals, name+" "+formatValue(v))
-			} else if at, stopped := r.stoppedAt(i); stopped && t > at {
-				vals = append(vals, fmt.Sprintf("stopped at round %d", r.roundAt(at)))
-				break
 			} else {
 				vals = append(vals, name+" –")
 			}
+		}
+		if stop != "" {
+			vals = append(vals, stop)
 		}
 		text := head
 		if len(vals) > 0 {

@@ -190,3 +190,41 @@ func TestNewtonSweepAxisLabels(t *testing.T) {
 		t.Errorf("x did not relabel the axis:\n%s", h.screen())
 	}
 }
+
+// TestSweepNamesPartlyDivergedPoints: where some trials of a racer
+// diverged, the means average the others; the sweep view says at which
+// values and how many, and a value where all diverged is a gap.
+func TestSweepNamesPartlyDivergedPoints(t *testing.T) {
+	const trials = 4
+	run := func(ctx context.Context, sc experiment.Scenario, emit func(experiment.TrialResult)) error {
+		table, _ := experiment.NewSweepTable(sc)
+		for tr := 0; tr < sc.Trials; tr++ {
+			for i := range sc.Sweep.Grid {
+				vals := make([][]float64, len(table.Labels))
+				for r := range vals {
+					mse, div := 1.0, 0.0
+					if r == 2 && (i == 8 || (i == 7 && tr == 0)) { // the first FedNewton curve
+						mse, div = math.Inf(1), 1
+					}
+					vals[r] = []float64{mse, div, div, 0.5, 100}
+				}
+				emit(experiment.TrialResult{Point: i, Trial: tr, Values: vals})
+			}
+		}
+		return nil
+	}
+	h := sweepHarness(t, "newton-local-size", trials, run)
+	h.size(160, 48)
+	h.start()
+	v := h.sweep()
+	h.exec(func() tea.Msg { return sweepFrameMsg{v.runID} })
+	screen := strings.Join(strings.Fields(h.screen()), " ")
+	label := v.table.Labels[2]
+	want := label + " at clients=100 (1/4), 125 (all 4)"
+	if !strings.Contains(screen, want) {
+		t.Errorf("screen lacks %q:\n%s", want, h.screen())
+	}
+	if strings.Count(screen, " at clients=") != 1 {
+		t.Errorf("other racers are named as diverged:\n%s", h.screen())
+	}
+}

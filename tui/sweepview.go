@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -336,31 +337,53 @@ func (v *sweepView) charts(w, h int) string {
 				spec.overlays = append(spec.overlays, series{values: fillGaps(sv, v.c.logY), glyph: spreadGlyph, color: st.racerColor(l), racer: -1})
 			}
 		}
-		note := ""
+		var notes []string
 		if !math.IsNaN(metric.Ref) {
 			spec.levels = append(spec.levels, level{value: metric.Ref, glyph: referenceGlyph, color: st.axis()})
-			note = fmt.Sprintf("   %c %s", referenceGlyph, metric.RefNote)
+			notes = append(notes, fmt.Sprintf("%c %s", referenceGlyph, metric.RefNote))
 		}
 		if spread >= 0 {
-			note += fmt.Sprintf("   %c %s", spreadGlyph, t.Metrics[spread].Caption)
+			notes = append(notes, fmt.Sprintf("%c %s", spreadGlyph, t.Metrics[spread].Caption))
 		}
 		for _, mk := range metric.Marks {
 			spec.marks = append(spec.marks, gridPosition(t.Grid, mk.At))
-			note += fmt.Sprintf("   %c %s", markGlyph, mk.Note)
+			notes = append(notes, fmt.Sprintf("%c %s", markGlyph, mk.Note))
 		}
 		if v.c.theory {
+			var drawn []series
+			var labels []string
 			for _, th := range metric.Theory {
 				if th.Curve == nil {
 					spec.marks = append(spec.marks, gridPosition(t.Grid, th.At))
-					note += fmt.Sprintf("   %c %s", markGlyph, th.Label)
+					notes = append(notes, fmt.Sprintf("%c %s", markGlyph, th.Label))
 					continue
 				}
-				spec.overlays = append(spec.overlays, series{values: th.Curve, glyph: theoryGlyph, color: st.axis(), racer: -1})
-				note += fmt.Sprintf("   %c %s", theoryGlyph, th.Label)
+				// A prediction about one racer is drawn in its colour.
+				color := st.axis()
+				if i := slices.Index(t.Labels, th.Racer); i >= 0 {
+					color = st.racerColor(v.labelLooks[i])
+				}
+				drawn = append(drawn, series{values: th.Curve, glyph: theoryGlyph, color: color, racer: -1})
+				labels = append(labels, th.Label)
+			}
+			spec.overlays = append(spec.overlays, drawn...)
+			for i, s := range drawn {
+				note := st.paint(string(theoryGlyph), s.color) + " " + labels[i]
+				if where := offChart(spec, s.values); where != "" {
+					note += " (" + where + ")"
+				}
+				notes = append(notes, note)
 			}
 		}
-		parts = append(parts, ansi.Truncate(st.caption.Render(metric.Caption)+st.muted.Render(" ("+scale+")"+note), w, "…"),
-			plotChart(spec))
+		// The caption, then the notes on as many lines as they need (at
+		// most three, taken from the chart): a note cut off would leave a
+		// dashed curve without a name.
+		head := []string{ansi.Truncate(st.caption.Render(metric.Caption)+st.muted.Render(" ("+scale+")"), w, "…")}
+		if len(notes) > 0 {
+			head = append(head, wrapLines([]string{strings.Join(notes, st.muted.Render("   "))}, w, min(3, max(rows-6, 1)))...)
+		}
+		spec.height = max(rows-len(head), 1)
+		parts = append(parts, strings.Join(head, "\n"), plotChart(spec))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -391,9 +414,11 @@ func axisLabel(t *experiment.SweepTable, axis string) func(col int) string {
 	}
 }
 
-// diverged names the racers with a metric "diverged" above 0 at some grid
-// value, and how many values; "" when none did.
-func diverged(t *experiment.SweepTable) string {
+// diverged names, per racer, the grid values at which some trials
+// diverged (a metric "diverged", the fraction of trials), with how many of
+// the trials done: the means there average the other trials only, and a
+// value where all diverged is a gap in the curve. "" when none did.
+func diverged(t *experiment.SweepTable, knob string) string {
 	mi := -1
 	for k, m := range t.Metrics {
 		if m.Name == "diverged" {
@@ -405,20 +430,31 @@ func diverged(t *experiment.SweepTable) string {
 	}
 	var parts []string
 	for r, label := range t.Labels {
-		n := 0
-		for i := range t.Grid {
-			if mean, _, k := t.Stat(i, r, mi); k > 0 && mean > 0 {
-				n++
+		var at []string
+		for i, x := range t.Grid {
+			frac, _, k := t.Stat(i, r, mi)
+			if k == 0 || !(frac > 0) {
+				continue
 			}
+			n := int(math.Round(frac * float64(k)))
+			what := fmt.Sprintf("%d/%d", n, k)
+			if n == k {
+				what = "all " + strconv.Itoa(k)
+			}
+			v := experiment.FormatFloat(x)
+			if len(at) == 0 {
+				v = knob + "=" + v
+			}
+			at = append(at, fmt.Sprintf("%s (%s)", v, what))
 		}
-		if n > 0 {
-			parts = append(parts, fmt.Sprintf("%s (%d of %d values)", label, n, len(t.Grid)))
+		if len(at) > 0 {
+			parts = append(parts, label+" at "+strings.Join(at, ", "))
 		}
 	}
 	if len(parts) == 0 {
 		return ""
 	}
-	return "diverged, left out of the means: " + strings.Join(parts, ", ")
+	return "diverged trials, left out of the means: " + strings.Join(parts, "; ")
 }
 
 // fillGaps joins the grid points that have data by straight lines (in log
@@ -496,7 +532,7 @@ func (v *sweepView) messages(w int, acts []action) []string {
 	if v.c.notice != "" {
 		msgs = append(msgs, st.notice.Render(v.c.notice))
 	}
-	if d := diverged(v.table); d != "" {
+	if d := diverged(v.table, v.sc.Sweep.Knob); d != "" {
 		msgs = append(msgs, st.notice.Render(d))
 	}
 	if len(msgs) == 0 {

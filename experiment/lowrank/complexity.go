@@ -69,8 +69,12 @@ func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 	m, p := float64(c.Clients), float64(c.Dim)
 	var theory []experiment.Theory
 	kappa := (float64(c.Dim)/2 + c.Mu) / c.Mu // L1/μ (§2.8)
+	fedavg := ""
 	for _, r := range resolve(sc) {
 		if r.spec.Kind != KindFedLRGD {
+			if fedavg == "" {
+				fedavg = r.label
+			}
 			continue
 		}
 		rr := float64(r.rank)
@@ -79,7 +83,7 @@ func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 			s := math.Ceil(math.Log(math.Ln2/eps) / math.Log(kappa/(kappa-1)))
 			curve[i] = rr*rr + rr*float64(c.Samples) + rr*math.Max(s, 0) + c.Phi*m*rr
 		}
-		theory = append(theory, experiment.Theory{Label: fmt.Sprintf("%s: r²+rs+rS+φmr (Thm 2)", r.label), Curve: curve})
+		theory = append(theory, experiment.Theory{Label: fmt.Sprintf("Thm 2, r=%d: r²+rs+rS+φmr", r.rank), Curve: curve, Racer: r.label})
 	}
 	lo, hi := make([]float64, len(grid)), make([]float64, len(grid))
 	for i, eps := range grid {
@@ -87,8 +91,8 @@ func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 		lo[i], hi[i] = 0.75*v, 8*v
 	}
 	theory = append(theory,
-		experiment.Theory{Label: "FedAvg ≥ (3/4)φm(p/ε)^¾ (Thm 3, C=1)", Curve: lo},
-		experiment.Theory{Label: "FedAvg ≤ 8φm(p/ε)^¾ (Thm 3, C=1)", Curve: hi})
+		experiment.Theory{Label: "Thm 3: FedAvg ≥ ¾φm(p/ε)^¾, C=1", Curve: lo, Racer: fedavg},
+		experiment.Theory{Label: "Thm 3: FedAvg ≤ 8φm(p/ε)^¾", Curve: hi, Racer: fedavg})
 	return []experiment.SweepMetric{
 		{Name: OracleMetric, Caption: "federated oracle complexity Γ to reach F − F* ≤ ε (mean over the trials that reached it)",
 			Ref: math.NaN(), Theory: theory},

@@ -144,6 +144,16 @@ func (Family) Help(sc experiment.Scenario) string {
 func summary(c Config, p *Prepared) string {
 	var b strings.Builder
 	n := c.Data
+	// Υ first: it decides whether FedNewton converges, and a narrow title
+	// is cut at its end.
+	if p != nil {
+		ups := p.Ridge.Contraction()
+		fmt.Fprintf(&b, "Υ=%.3g", ups)
+		if ups >= 1 {
+			b.WriteString(" ≥ 1: FedNewton diverges")
+		}
+		b.WriteString(" · ")
+	}
 	if n.DataPath != "" {
 		fmt.Fprintf(&b, "file %s, M=%d clients", shortPath(n.DataPath), n.Clients)
 		if n.DirichletC > 0 {
@@ -159,11 +169,6 @@ func summary(c Config, p *Prepared) string {
 		fmt.Fprintf(&b, ", σ²=%.4g, λ=%s", p.Bandwidth, experiment.FormatFloat(p.Lambda))
 		if n.Tune {
 			b.WriteString(" (tuned)")
-		}
-		ups := p.Ridge.Contraction()
-		fmt.Fprintf(&b, ", Υ=%.3g", ups)
-		if ups >= 1 {
-			b.WriteString(" ≥ 1: FedNewton diverges")
 		}
 	case n.Tune:
 		b.WriteString(", σ² and λ tuned on a validation split")
