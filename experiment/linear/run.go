@@ -160,7 +160,9 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 // reference line of the error chart.
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	c := cfg(sc)
-	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}}
+	// The papers' predictions depend on the configuration only: known
+	// before the data (the help lists t from the start).
+	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}, Levels: lsTheory(c)}
 	if p, ok := data.(*model.Problem); ok {
 		f.Summary = summary(c, p.Fed.RealisedGamma)
 		f.Levels = append([]experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}, lsTheory(c)...)
