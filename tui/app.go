@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ type common struct {
 	engine  *experiment.Engine
 	runner  Runner
 	sweeper SweepRunner
+	out     io.Writer // the terminal, for the clipboard's OSC 52
 	now     func() time.Time
 	profile termenv.Profile
 	theme   int
@@ -130,6 +132,10 @@ func WithTheme(name string) Option {
 	}
 }
 
+// WithOutput is where the clipboard's OSC 52 sequence goes (the
+// terminal's output; tests discard it).
+func WithOutput(w io.Writer) Option { return func(m *Model) { m.c.out = w } }
+
 // WithVersion records the program's version for the exports' sidecars.
 func WithVersion(v string) Option { return func(m *Model) { m.c.release = v } }
 
@@ -144,7 +150,7 @@ func WithPace(p float64) Option { return func(m *Model) { m.c.pace = p } }
 
 // NewModel returns the explorer on a scenario; Init starts it.
 func NewModel(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engine, sc experiment.Scenario, opts ...Option) *Model {
-	c := &common{ctx: ctx, catalog: cat, engine: eng, runner: eng.Run, sweeper: experiment.RunSweep, now: time.Now, tick: tea.Tick,
+	c := &common{ctx: ctx, catalog: cat, engine: eng, runner: eng.Run, sweeper: experiment.RunSweep, now: time.Now, tick: tea.Tick, out: os.Stdout,
 		profile: defaultProfile(), width: 80, height: 24, logY: true, theory: true, story: true, theme: -1}
 	m := &Model{c: c}
 	for _, o := range opts {
@@ -319,8 +325,9 @@ func (m *Model) quit() tea.Cmd {
 func (m *Model) command() tea.Cmd {
 	line := commandLine(m.c, m.v.scenario())
 	m.c.notice = line
+	out := m.c.out
 	return func() tea.Msg {
-		termenv.NewOutput(os.Stdout).Copy(line)
+		termenv.NewOutput(out).Copy(line)
 		return nil
 	}
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"io"
 	"math"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ type harness struct {
 func newHarness(t testing.TB, sc experiment.Scenario, opts ...Option) *harness {
 	t.Helper()
 	clock := newClock()
-	base := []Option{WithProfile(termenv.Ascii), WithTheme("mono"), WithClock(clock.now), WithTicker(noTick)}
+	base := []Option{WithProfile(termenv.Ascii), WithTheme("mono"), WithClock(clock.now), WithTicker(noTick), WithOutput(io.Discard)}
 	m := NewModel(context.Background(), catalog, experiment.NewEngine(), sc, append(base, opts...)...)
 	h := &harness{t: t, m: m, clock: clock}
 	t.Cleanup(m.Close)

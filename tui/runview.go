@@ -227,11 +227,23 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 	if cycling {
 		head += " · tab: next chart"
 	}
+	// The notes name the dashed lines: after the caption when they fit,
+	// else on lines of their own (at most two, taken from the chart) — a
+	// note cut off would leave a dashed line without a name.
+	lines := []string{st.caption.Render(metric.Caption) + st.muted.Render(head)}
 	if len(notes) > 0 {
-		head += "   " + strings.Join(notes, "  ")
+		joined := strings.Join(notes, "  ")
+		if ansi.StringWidth(lines[0])+3+ansi.StringWidth(joined) <= w {
+			lines[0] += st.muted.Render("   " + joined)
+		} else if h >= 10 {
+			lines = append(lines, wrapLines([]string{st.muted.Render(joined)}, w, 2)...)
+		} else {
+			lines[0] += st.muted.Render("   " + joined)
+		}
 	}
-	caption := ansi.Truncate(st.caption.Render(metric.Caption)+st.muted.Render(head), w, "…")
-	return caption + "\n" + plotChart(spec)
+	lines[0] = ansi.Truncate(lines[0], w, "…")
+	spec.height = max(h-len(lines), 1)
+	return strings.Join(lines, "\n") + "\n" + plotChart(spec)
 }
 
 // phaseAt returns the phase of round k of the first racer that has one.

@@ -32,7 +32,7 @@ const releaseAfter = 500 * time.Millisecond
 // and returns an error, so that fedscope never leaves the terminal raw on
 // the alternate screen.
 func Run(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engine, sc experiment.Scenario, out io.Writer, opts ...Option) error {
-	m := NewModel(ctx, cat, eng, sc, opts...)
+	m := NewModel(ctx, cat, eng, sc, append([]Option{WithOutput(out)}, opts...)...)
 	defer m.Close()
 	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithoutSignalHandler())
 	done := make(chan error, 1)
