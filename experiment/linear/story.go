@@ -26,10 +26,10 @@ func (Family) Story(sc experiment.Scenario) string {
 			"so that a pass sums to one full-batch step. The curves keep the shape of the full-batch race — s ≥ 2 and FedProx still stall " +
 			"above 0 while their error reaches the least-squares line — so the paradox does not hinge on full gradients (paper 000, Figs. 2–3)."
 	}
-	return "FedAvg with s = 1 local step is centralised gradient descent: its gradient norm keeps falling towards 0. " +
-		"With s ≥ 2 local steps, and with FedProx, it stalls well above 0 — the rounds settle at a point that is not stationary for the global loss — " +
-		"yet their estimation error reaches the dashed line of pooled least squares, in about s times fewer rounds: local steps save communication. " +
-		"That is the stationary-point paradox (paper 000, Fig. 1)."
+	return "FedAvg with s = 1 local step is centralised gradient descent: its gradient norm falls towards 0. " +
+		"With s ≥ 2 local steps, and with FedProx, it stalls well above 0, at a point not stationary for the global loss, " +
+		"yet the estimation error reaches the dashed line of pooled least squares: FedAvg in about s times fewer rounds " +
+		"(local steps save communication), FedProx at this η about as slowly as s = 1. That is the stationary-point paradox (paper 000, Fig. 1)."
 }
 
 // Annotations implements experiment.Storyteller: the paradox labels the
