@@ -689,8 +689,8 @@ func (g grid) vline(col, rows int, xAxis bool, glyph, foot rune) {
 
 // label writes text into empty plot cells near (row, col): the nearest
 // free place on the rows above and below (up to four away), ending at the
-// point, starting there, or sliding along the row; nothing when no place is
-// empty. It reports whether the label was placed.
+// point, starting there, or slid a little along the row; nothing when no
+// place is empty. It reports whether the label was placed.
 func (g grid) label(row, col, rows, maxX int, text []rune, color string, placed map[[2]int]string) bool {
 	if col < 0 {
 		return false
@@ -708,21 +708,26 @@ func (g grid) label(row, col, rows, maxX int, text []rune, color string, placed 
 		}
 		return true
 	}
-	for _, dr := range []int{-1, 1, -2, 2, -3, 3, -4, 4} {
-		r := row + dr
-		if r < 0 || r >= rows {
-			continue
-		}
-		for shift := 0; shift <= n; shift += max(1, n/4) {
-			for _, start := range []int{x0 - n + 1 - shift, x0 + shift} {
-				if !fits(r, start) {
-					continue
+	// First a place that ends or starts at the point's column on any of
+	// the nearby rows, then one slid along by at most a third of the label:
+	// a label slid further reads as naming another curve.
+	for _, slide := range []int{0, n / 3} {
+		for _, dr := range []int{-1, 1, -2, 2, -3, 3, -4, 4} {
+			r := row + dr
+			if r < 0 || r >= rows {
+				continue
+			}
+			for shift := 0; shift <= slide; shift += max(1, n/12) {
+				for _, start := range []int{x0 - n + 1 - shift, x0 + shift} {
+					if !fits(r, start) {
+						continue
+					}
+					for i, ch := range text {
+						g.set(r, start+i, ch)
+						placed[[2]int{r, start + i}] = color
+					}
+					return true
 				}
-				for i, ch := range text {
-					g.set(r, start+i, ch)
-					placed[[2]int{r, start + i}] = color
-				}
-				return true
 			}
 		}
 	}
