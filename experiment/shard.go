@@ -9,12 +9,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 )
 
 // Shard is one slice of a sweep's (grid value, trial) evaluations, for
@@ -85,47 +82,6 @@ func RunSweepShard(ctx context.Context, sc Scenario, sh Shard, emit func(TrialRe
 		}
 	}
 	return runTasks(ctx, sc, fam, order, emit)
-}
-
-// runTasks evaluates the tasks on GOMAXPROCS workers, as RunSweep does.
-func runTasks(ctx context.Context, sc Scenario, fam Sweeper, order []sweepTask, emit func(TrialResult)) error {
-	inner, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		next     atomic.Int64
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	for range min(runtime.GOMAXPROCS(0), len(order)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for inner.Err() == nil {
-				k := int(next.Add(1)) - 1
-				if k >= len(order) {
-					return
-				}
-				task := order[k]
-				vals, err := sc.evaluate(inner, fam, task)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-						cancel()
-					}
-				} else if inner.Err() == nil {
-					emit(TrialResult{Point: task.point, Trial: task.trial, Values: vals})
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return firstErr
 }
 
 // ShardHeader is the first JSON line of a shard file: what the evaluations

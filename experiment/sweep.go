@@ -219,7 +219,12 @@ func RunSweep(ctx context.Context, sc Scenario, emit func(TrialResult)) error {
 	if err != nil {
 		return err
 	}
-	order := sweepOrder(len(sc.Sweep.Grid), sc.Trials)
+	return runTasks(ctx, sc, fam, sweepOrder(len(sc.Sweep.Grid), sc.Trials), emit)
+}
+
+// runTasks evaluates the tasks in order on GOMAXPROCS workers (fewer when
+// that many would not fit in memory), for RunSweep and RunSweepShard.
+func runTasks(ctx context.Context, sc Scenario, fam Sweeper, order []sweepTask, emit func(TrialResult)) error {
 	workers, err := sweepWorkers(ctx, sc, min(runtime.GOMAXPROCS(0), len(order)))
 	if err != nil {
 		return err
