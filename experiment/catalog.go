@@ -59,6 +59,16 @@ func (c *Catalog) Lookup(name string) (Preset, error) {
 	return Preset{}, Errorf("unknown preset %q%s; allowed: %s", name, DidYouMean(name, c.PresetNames()), strings.Join(c.PresetNames(), ", "))
 }
 
+// Scenario returns the named preset's scenario with assignments applied as
+// --set applies them (key=value each), or the first *InputError.
+func (c *Catalog) Scenario(preset string, sets ...string) (Scenario, error) {
+	p, err := c.Lookup(preset)
+	if err != nil {
+		return Scenario{}, err
+	}
+	return c.Apply(p.Scenario(), sets)
+}
+
 // Opener finds a knob of another family that may open its family on any
 // scenario (Knob.Open).
 func (c *Catalog) Opener(key string) (Knob, bool) {

@@ -18,11 +18,7 @@ var linearCatalog = experiment.NewCatalog(linear.Family{})
 // applied, as `--set` would apply them.
 func scenario(t testing.TB, preset string, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := linearCatalog.Lookup(preset)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := linearCatalog.Apply(p.Scenario(), sets)
+	sc, err := linearCatalog.Scenario(preset, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}

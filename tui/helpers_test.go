@@ -37,11 +37,7 @@ var catalog = registry.Catalog()
 // preset returns a preset's scenario with assignments applied.
 func preset(t testing.TB, name string, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := catalog.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := catalog.Apply(p.Scenario(), sets)
+	sc, err := catalog.Scenario(name, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,7 @@ var (
 // applies them.
 func scenario(t testing.TB, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := catalog.Lookup("fedavg-bound")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := catalog.Apply(p.Scenario(), sets)
+	sc, err := catalog.Scenario("fedavg-bound", sets...)
 	if err != nil {
 		t.Fatal(err)
 	}

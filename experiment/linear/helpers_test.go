@@ -20,11 +20,7 @@ var smallSweeps = map[string][]string{
 // preset returns a preset with assignments applied as `--set` applies them.
 func preset(t testing.TB, name string, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := catalog.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := catalog.Apply(p.Scenario(), sets)
+	sc, err := catalog.Scenario(name, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,7 @@ import (
 // check of the old TestNewtonRoundsShape.)
 func TestLowRankShape(t *testing.T) {
 	cat := experiment.NewCatalog(Family{})
-	p, err := cat.Lookup("lowrank")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := cat.Apply(p.Scenario(), []string{"rounds=3", "algorithms=fedlrgd:r=4,fedavg"})
+	sc, err := cat.Scenario("lowrank", "rounds=3", "algorithms=fedlrgd:r=4,fedavg")
 	if err != nil {
 		t.Fatal(err)
 	}

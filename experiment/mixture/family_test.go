@@ -28,11 +28,7 @@ var distIdx = experiment.MetricIndex(metrics, "cluster_dist")
 // `--set` applies them.
 func mixturePreset(t testing.TB, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := catalog.Lookup("mixture")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := catalog.Apply(p.Scenario(), sets)
+	sc, err := catalog.Scenario("mixture", sets...)
 	if err != nil {
 		t.Fatal(err)
 	}

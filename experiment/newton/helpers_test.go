@@ -27,11 +27,7 @@ var (
 // (the early ones, sweep=, first).
 func preset(t testing.TB, name string, sets ...string) experiment.Scenario {
 	t.Helper()
-	p, err := catalog.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := catalog.Apply(p.Scenario(), sets)
+	sc, err := catalog.Scenario(name, sets...)
 	if err != nil {
 		t.Fatal(err)
 	}
