@@ -113,7 +113,12 @@ func (a *app) headless(ctx context.Context, args []string) int {
 	if j == nil {
 		return a.report(ctx, errInterrupted{what: " before the run wrote anything"})
 	}
-	return a.report(ctx, j.finish(a, true))
+	if err, wrote := j.finishOnce(a, true); wrote {
+		return a.report(ctx, err)
+	}
+	// The command was writing its rows itself (finishOnce waited for it):
+	// its status, which says how many it wrote, follows at once.
+	return <-done
 }
 
 // explore parses the root flags (--preset, --seed, --rounds, --set) and opens
@@ -509,12 +514,25 @@ func (j *job) abort() {
 // many rows it wrote; one interrupted before its first row leaves the
 // target as it was.
 func (j *job) finish(a *app, interrupted bool) error {
+	err, _ := j.finishOnce(a, interrupted)
+	return err
+}
+
+// finishOnce is finish that also reports whether this call wrote the rows
+// (false: an earlier call had, and this one waited for it to end).
+func (j *job) finishOnce(a *app, interrupted bool) (error, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.written {
-		return nil
+		return nil, false
 	}
 	j.written = true
+	return j.writeRows(a, interrupted), true
+}
+
+// writeRows writes the job's rows to its target (see finish); j.mu is
+// held.
+func (j *job) writeRows(a *app, interrupted bool) error {
 	n := j.rows()
 	if interrupted && n == 0 {
 		j.target.Abort()

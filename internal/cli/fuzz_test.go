@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -44,6 +45,7 @@ func FuzzCommandLine(f *testing.F) {
 		{"nope", "", ""}, {"paradox\n", "", ""}, {"", "", ""}, {"paradox", "xml", ""}, {"paradox", "jsonl", "x.csv"},
 		{"paradox", "", "x.jsonl"}, {"paradox", "", "-"}, {"paradox", "", "a\nb.csv"}, {"paradox", "", "nodir/x.csv"},
 		{"paradox", "", "."}, {"paradox", "CSV", "x.CSV"}, {"paradox", "", "x\x1b.csv"},
+		{"paradox", "", "(\x89\x1c\xb9\xf8\x8c(/0"}, // a missing directory whose name holds the separators of repeated
 	} {
 		f.Add("run", s.preset, "eta", "0.1", s.format, s.out)
 	}
@@ -92,7 +94,12 @@ func FuzzCommandLine(f *testing.F) {
 
 // repeated reports whether a message says the same clause twice: a run of
 // 20 or more characters that appears again after a separator ("(…)", ";").
+// Quoted values are left out first: a path given by the user may hold the
+// separators, and a message may name both a path and its directory.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+
 func repeated(msg string) bool {
+	msg = quoted.ReplaceAllString(msg, `"…"`)
 	parts := strings.FieldsFunc(msg, func(r rune) bool { return r == ';' || r == '(' || r == ')' || r == ':' })
 	seen := map[string]bool{}
 	for _, p := range parts {
