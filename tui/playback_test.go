@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	tea "github.com/charmbracelet/bubbletea"
 	"math"
 	"slices"
 	"strconv"
@@ -383,3 +384,65 @@ func chartArea(screen string) string {
 }
 
 var _ = strconv.Itoa
+
+// queuedTicker is a ticker that, like tea.Tick, delivers later: the test
+// fires the pending ticks when it chooses, so a tick of an old run can
+// arrive after a restart.
+type queuedTicker struct{ pending []func(time.Time) tea.Msg }
+
+func (q *queuedTicker) tick(_ time.Duration, f func(time.Time) tea.Msg) tea.Cmd {
+	q.pending = append(q.pending, f)
+	return nil
+}
+
+// fire delivers every pending tick (and the ones they schedule, once).
+func (q *queuedTicker) fire(h *harness) {
+	due := q.pending
+	q.pending = nil
+	for _, f := range due {
+		h.clock.advance(frameInterval)
+		_, cmd := h.m.Update(f(h.clock.now()))
+		h.exec(cmd)
+	}
+}
+
+// TestRestartWhileTickPending: a restart while a playback tick of the old
+// run is pending (always, while playing) must not stop the playback: the
+// stale tick is dropped and the new run ticks on its own.
+func TestRestartWhileTickPending(t *testing.T) {
+	q := &queuedTicker{}
+	sc := small(t, "rounds=60")
+	h := newHarness(t, sc, WithRunner(streamRunner{vals: paradoxValues}.run), WithTicker(q.tick), WithPace(10))
+	h.start()
+	for i := 0; i < 5; i++ {
+		q.fire(h)
+	}
+	if h.race().revealed == 0 {
+		t.Fatal("nothing revealed before the restart")
+	}
+	h.key("r") // the old run's tick is still pending
+	for i := 0; i < 30; i++ {
+		q.fire(h)
+	}
+	if r := h.race(); r.revealed == 0 {
+		t.Fatalf("after the restart nothing is revealed: the playback stopped (ticking=%v)", r.ticking)
+	}
+}
+
+// TestRestartWhileReadOutstanding: a restart while a read of the old
+// stream is armed must arm a read of the new one.
+func TestRestartWhileReadOutstanding(t *testing.T) {
+	var s stream
+	ids := 0
+	s.begin(context.Background(), &ids)
+	s.ch = make(chan tea.Msg)
+	if s.rearm(waitForStream, false) == nil {
+		t.Fatal("no read armed")
+	}
+	s.begin(context.Background(), &ids)
+	s.ch = make(chan tea.Msg)
+	if s.rearm(waitForStream, false) == nil {
+		t.Fatal("after a restart the new stream is never read (the old read still counts as armed)")
+	}
+	s.close()
+}

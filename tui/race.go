@@ -121,6 +121,9 @@ func (r *race) start() tea.Cmd {
 	r.reset()
 	r.last = r.c.now()
 	r.ch = startStream(ctx, r.runID, r.c.runner, r.sc)
+	// A tick of the old run may still be pending; it is dropped by its
+	// run id, so the new run schedules its own.
+	r.ticking = false
 	return tea.Batch(r.read(), r.tick())
 }
 

@@ -161,6 +161,10 @@ func (s *stream) begin(parent context.Context, ids *int) context.Context {
 	s.close()
 	*ids++
 	s.runID = *ids
+	// A read still armed on the old channel ends with the old producer
+	// (closed channel, or a message dropped by its run id): the new
+	// channel gets its own read.
+	s.waiting = false
 	ctx, cancel := context.WithCancel(parent)
 	s.cancel = cancel
 	return ctx

@@ -91,6 +91,7 @@ func (v *sweepView) start() tea.Cmd {
 	}
 	v.ch = startSweepStream(ctx, v.runID, v.c.sweeper, v.sc)
 	v.version++
+	v.frameDue = false // a frame of the old run still pending is dropped by its id
 	return v.read()
 }
 
