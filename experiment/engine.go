@@ -34,7 +34,20 @@ func (e *Engine) Prepare(ctx context.Context, sc Scenario, report func(Progress)
 	if key == "" {
 		return sc.Family.Prepare(ctx, sc, report)
 	}
-	return e.data.get(sc.Family.Name()+"\x00"+key, func() (any, error) { return sc.Family.Prepare(ctx, sc, report) })
+	for {
+		ran := false
+		v, err := e.data.get(sc.Family.Name()+"\x00"+key, func() (any, error) {
+			ran = true
+			return sc.Family.Prepare(ctx, sc, report)
+		})
+		// Waiting on another caller's build that was cancelled (the explorer
+		// restarted while the data were being prepared) is not a failure of
+		// this caller: the failed entry is gone, so build again.
+		if err != nil && !ran && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			continue
+		}
+		return v, err
+	}
 }
 
 // Forget empties the cache (benchmarks measure cold runs with it).

@@ -144,3 +144,45 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Errorf("Run on a cancelled context: err %v, %d points; want context.Canceled, 0", err, n)
 	}
 }
+
+// gated is the linear family whose first preparation blocks until its
+// context is cancelled (a preparation the explorer abandons).
+type gated struct {
+	linear.Family
+	calls   *atomic.Int32
+	started chan struct{}
+}
+
+func (f gated) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
+	if f.calls.Add(1) == 1 {
+		close(f.started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return f.Family.Prepare(ctx, sc, report)
+}
+
+// TestCancelledPreparationDoesNotFailOthers: a caller waiting on the same
+// data as one that is cancelled gets the data (built again), not the
+// other's context.Canceled.
+func TestCancelledPreparationDoesNotFailOthers(t *testing.T) {
+	sc := smallScenario(t)
+	sc.Family = gated{calls: new(atomic.Int32), started: make(chan struct{})}
+	eng := experiment.NewEngine()
+	first, cancel := context.WithCancel(context.Background())
+	firstErr := make(chan error, 1)
+	go func() { _, err := eng.Prepare(first, sc, nil); firstErr <- err }()
+	<-sc.Family.(gated).started
+	second := make(chan error, 1)
+	go func() { _, err := eng.Prepare(context.Background(), sc, nil); second <- err }()
+	for range 1000 { // let the second caller reach the wait on the first's build
+		runtime.Gosched()
+	}
+	cancel()
+	if err := <-firstErr; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled caller got %v, want context.Canceled", err)
+	}
+	if err := <-second; err != nil {
+		t.Fatalf("the other caller got %v, want the data", err)
+	}
+}
