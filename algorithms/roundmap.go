@@ -488,14 +488,16 @@ func ProblemMap(p *model.Problem, spec MapSpec) *RoundMap {
 }
 
 func problemMap(ctx context.Context, p *model.Problem, spec MapSpec) (*RoundMap, error) {
-	for {
-		if m, ok := p.Lookup(mapKey(spec)); ok {
-			return m.(*RoundMap), nil
-		}
-		if err := PrepareMaps(ctx, p, []MapSpec{spec}); err != nil {
-			return nil, err
-		}
+	if m, ok := p.Lookup(mapKey(spec)); ok {
+		return m.(*RoundMap), nil
 	}
+	// The map as built or found, not read back from the problem's store,
+	// which may refuse or evict it.
+	maps, err := prepareMaps(ctx, p, []MapSpec{spec})
+	if err != nil {
+		return nil, err
+	}
+	return maps[spec], nil
 }
 
 // PrepareMaps builds, in one pass over the clients, the round maps of specs
@@ -506,11 +508,21 @@ func problemMap(ctx context.Context, p *model.Problem, spec MapSpec) (*RoundMap,
 // Gram matrix; clients are touched only for s ≥ 2 and FedProx. A cancelled
 // ctx stops the build (keeping nothing) and is returned.
 func PrepareMaps(ctx context.Context, p *model.Problem, specs []MapSpec) error {
+	_, err := prepareMaps(ctx, p, specs)
+	return err
+}
+
+// prepareMaps is PrepareMaps returning the map of every spec, found or
+// built.
+func prepareMaps(ctx context.Context, p *model.Problem, specs []MapSpec) (map[MapSpec]*RoundMap, error) {
 	var err error
+	out := map[MapSpec]*RoundMap{}
 	p.Build(func() {
 		var missing []MapSpec
 		for _, s := range specs {
-			if _, ok := p.Lookup(mapKey(s)); !ok && !slices.Contains(missing, s) {
+			if m, ok := p.Lookup(mapKey(s)); ok {
+				out[s] = m.(*RoundMap)
+			} else if !slices.Contains(missing, s) {
 				missing = append(missing, s)
 			}
 		}
@@ -535,11 +547,16 @@ func PrepareMaps(ctx context.Context, p *model.Problem, specs []MapSpec) error {
 		var b MapBuilder
 		var maps []RoundMap
 		maps, err = b.Build(ctx, locals, p.Weights, p.Dim, missing, &Pooled{Gram: p.Gram, XtY: p.XtY}, chains)
-		for k, m := range maps {
-			p.Keep(mapKey(missing[k]), &m, 8*(len(m.A)+len(m.C)))
+		for k := range maps {
+			m := &maps[k]
+			out[missing[k]] = m
+			p.Keep(mapKey(missing[k]), m, 8*(len(m.A)+len(m.C)))
 		}
 	})
-	return err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // problemChainCache returns the kept power chains of p for the first FedAvg
