@@ -135,6 +135,9 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 				}
 				return nil, fmt.Errorf("racer %q, option %q: unknown option%s", item, opt, DidYouMean(key, keys))
 			}
+			if _, twice := vals[key]; twice {
+				return nil, fmt.Errorf("racer %q, option %q: %s= given twice", item, opt, key)
+			}
 			x, err := kind.Options[j].parse(val)
 			if err != nil {
 				return nil, fmt.Errorf("racer %q, option %q: %v", item, opt, err)

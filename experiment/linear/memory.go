@@ -41,7 +41,11 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	perRacer := experiment.Floats(racers, n+4*dim+c.Batch*c.Batch)
 	table := experiment.Floats(racers, sc.Rounds, 12)
 	total := experiment.SatAdd(data, grams, raw, pooled, perRacer, table)
+	// The data: N = M × n_i rows; the larger factor is the one to lower.
 	knob := "samples"
+	if d.Clients > d.Samples {
+		knob = "clients"
+	}
 	switch {
 	case grams >= data && grams >= raw && grams >= table:
 		knob = "dim"

@@ -25,8 +25,8 @@ func TestMemoryGuard(t *testing.T) {
 func TestMemoryOfLargeFederation(t *testing.T) {
 	sc := preset(t, "paradox", "clients=10000", "dim=2000", "samples=2")
 	need, knob := Family{}.Memory(sc)
-	if need > 16<<30 {
-		t.Errorf("2 samples per client (no Gram matrices): estimate %d bytes, want well under 16 GB", need)
+	if need > 16<<30 || knob != "clients" {
+		t.Errorf("2 samples per client (no Gram matrices): estimate %d bytes (knob %s), want well under 16 GB and the 10000 clients named", need, knob)
 	}
 	sc = preset(t, "paradox", "clients=10", "dim=2000", "samples=2000")
 	need, knob = Family{}.Memory(sc)

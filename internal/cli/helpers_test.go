@@ -117,17 +117,3 @@ func checkUsageError(t *testing.T, stdout, stderr string, code int) {
 	}
 }
 
-// checkFailure asserts exit status 1, one line on stderr mentioning want,
-// and nothing on stdout.
-func checkFailure(t *testing.T, stdout, stderr string, code int, want string) {
-	t.Helper()
-	if code != ExitFailure {
-		t.Errorf("exit status %d, want %d (stderr %q)", code, ExitFailure, stderr)
-	}
-	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q is not one line mentioning %q", stderr, want)
-	}
-	if stdout != "" {
-		t.Errorf("stdout not empty: %d bytes", len(stdout))
-	}
-}

@@ -35,6 +35,7 @@ func TestBadSet(t *testing.T) {
 		{"zero local steps", "algorithms=fedavg:s=0", "algorithms", "fedavg:s=0", "1..1000"},
 		{"unknown racer option", "algorithms=fedavg:q=1", "algorithms", "fedavg:q=1", "fedavg[:s=N]"},
 		{"s on fedprox", "algorithms=fedprox:s=2", "algorithms", "fedprox:s=2", "fedprox[:b=N]"},
+		{"option given twice", "algorithms=fedavg:s=1:s=5", "algorithms", "fedavg:s=1:s=5", "s= given twice"},
 		{"no racer", "algorithms=", "algorithms", `""`, "fedavg"},
 		{"unknown gamma scheme", "gamma_scheme=nope", "gamma_scheme", "nope", "radius or exact"},
 		{"missing equals", "eta0.1", "eta0.1", "eta0.1", "key=value"},
