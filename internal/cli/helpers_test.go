@@ -116,4 +116,3 @@ func checkUsageError(t *testing.T, stdout, stderr string, code int) {
 		t.Errorf("stdout is not empty on bad input: %q", stdout)
 	}
 }
-
