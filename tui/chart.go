@@ -60,6 +60,10 @@ type chartSpec struct {
 	xLabel func(round int) string
 	// tight fits a linear y axis to the data range instead of starting at 0.
 	tight bool
+	// loose overlays (a sweep's theory curves) widen the axis by at most a
+	// decade beyond the curves; the others (a run's bound, what its chart
+	// is about) always fit.
+	loose bool
 	// zoom, when set, is the y range [lo, hi] to show (in data units).
 	zoom *[2]float64
 	// marks are rounds (fractional allowed) where a dotted vertical line is
@@ -437,8 +441,11 @@ func yRange(c chartSpec) (lo, hi float64, ok bool) {
 	// measured Γ) would otherwise squash the curves it is about. Beyond
 	// that margin they are clipped; offChart says so in the legend.
 	dlo, dhi := lo, hi
-	margin := 1.0
-	if !c.logY {
+	margin := math.Inf(1)
+	switch {
+	case c.loose && c.logY:
+		margin = 1
+	case c.loose:
 		margin = math.Max(0.5*(hi-lo), 0.1*math.Abs(hi))
 	}
 	for _, s := range c.overlays {
@@ -528,13 +535,25 @@ func yTicks(g chartGeom, logY bool) []string {
 			cands = []float64{1}
 		}
 	}
+	// A log axis narrower than a factor of 2 (a zoom on plateaus) is
+	// labelled like a linear one, with round values of the data.
+	linearTicks := !logY || g.hi-g.lo < math.Log10(2)
+	unit := 0.0
+	if logY && linearTicks {
+		unit = niceStep(2 * (math.Pow(10, g.hi) - math.Pow(10, g.lo)) / float64(max(g.rows-1, 1)))
+	}
 	last := -3
 	for w := 0; w < g.rows; w++ {
 		c := g.centre(w)
 		a, b := c-g.step/2, c+g.step/2 // the row's interval [a, b)
 		var val float64
 		found := false
-		if logY {
+		if logY && linearTicks {
+			lo, hi := math.Pow(10, a), math.Pow(10, b)
+			if m := math.Ceil(lo/unit) * unit; m < hi {
+				val, found = m, true
+			}
+		} else if logY {
 			for k := math.Floor(a) - 1; k <= math.Ceil(b) && !found; k++ {
 				for _, m := range cands {
 					x := math.Log10(m) + k
@@ -563,10 +582,60 @@ func yTicks(g chartGeom, logY bool) []string {
 			}
 		}
 		if found && w-last >= 2 {
-			labels[w], last = formatTick(val), w
+			if s := tickIn(val, a, b, logY); s != "" {
+				labels[w], last = s, w
+			}
+		}
+	}
+	// A chart too short for any nice value inside a row (four rows over
+	// two decades) still says where it is: its top and bottom rows are
+	// labelled with their own values, to two digits.
+	if last < 0 && g.rows > 0 {
+		at := func(w int) string {
+			c := g.centre(w)
+			v := c
+			if logY {
+				v = math.Pow(10, c)
+			}
+			return tickIn(v, c-g.step/2, c+g.step/2, logY)
+		}
+		labels[0] = at(0)
+		if g.rows > 2 {
+			labels[g.rows-1] = at(g.rows - 1)
 		}
 	}
 	return labels
+}
+
+// tickIn formats v, a value inside the row [a, b) of plotted units, with
+// the fewest digits whose value still lies in the row ("" when none fits
+// the label column): a label never names a value of another row.
+func tickIn(v, a, b float64, logY bool) string {
+	inRow := func(s string) bool {
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return false
+		}
+		p, ok := plotted(x, logY)
+		if x == 0 && !logY {
+			p, ok = 0, true
+		}
+		return ok && p >= a && p < b
+	}
+	if s := formatTick(v); inRow(s) {
+		return s
+	}
+	for digits := 2; digits <= 8; digits++ {
+		s := strconv.FormatFloat(v, 'g', digits, 64)
+		s = strings.Replace(strings.Replace(s, "e-0", "e-", 1), "e+0", "e+", 1)
+		if len(s) > labelWidth {
+			break
+		}
+		if inRow(s) {
+			return s
+		}
+	}
+	return ""
 }
 
 // niceStep returns the smallest 1, 2 or 5 × 10^k at least x.

@@ -192,3 +192,19 @@ func TestFormatTickFitsTheLabelColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatValue: three significant digits, trailing zeros kept, so
+// that the legend shows the precision it means (0.0150, not 0.015).
+func TestFormatValue(t *testing.T) {
+	for _, test := range []struct {
+		v    float64
+		want string
+	}{
+		{0, "0"}, {1, "1.00"}, {0.5, "0.500"}, {0.015034, "0.0150"}, {1.2, "1.20"}, {10, "10.0"}, {123.4, "123"},
+		{0.0442, "0.0442"}, {-0.5, "-0.500"}, {0.00827, "0.00827"}, {1.2e-5, "1.20e-5"}, {4500, "4500"}, {2.5e8, "2.50e+8"},
+	} {
+		if got := formatValue(test.v); got != test.want {
+			t.Errorf("formatValue(%g) = %q, want %q", test.v, got, test.want)
+		}
+	}
+}

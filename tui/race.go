@@ -705,7 +705,19 @@ func formatValue(v float64) string {
 	}
 	switch a := math.Abs(v); {
 	case a >= 1e-3 && a < 1000:
-		return strconv.FormatFloat(v, 'g', 3, 64)
+		// Three significant digits, trailing zeros kept (0.0150, 1.20):
+		// the precision shown is the precision meant.
+		s := strconv.FormatFloat(v, 'g', 3, 64)
+		if !strings.ContainsAny(s, "e") {
+			digits := strings.TrimLeft(strings.NewReplacer("-", "", ".", "").Replace(s), "0")
+			if n := 3 - len(digits); n > 0 {
+				if !strings.Contains(s, ".") {
+					s += "."
+				}
+				s += strings.Repeat("0", n)
+			}
+		}
+		return s
 	case a >= 1000 && a < 1e7:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}

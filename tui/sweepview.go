@@ -313,7 +313,7 @@ func (v *sweepView) charts(w, h int) string {
 		}
 		left -= rows
 		spec := chartSpec{width: w, height: rows - 1, rounds: len(t.Grid), logY: v.c.logY, color: st.color, axisColor: st.axis(),
-			xAxis: true, xLabel: xLabel, shared: sharedGlyph,
+			xAxis: true, xLabel: xLabel, shared: sharedGlyph, loose: true,
 			// A linear axis without a reference level fits the data (test MSEs
 			// differ in the second digit); with one (FG = 1) it starts at 0.
 			tight: !v.c.logY && math.IsNaN(metric.Ref)}
