@@ -33,7 +33,9 @@ func (r *race) annotations(metric string) []chartLabel {
 				continue
 			}
 			if t, v, text, ok := r.holds(a, i, m); ok {
-				out = append(out, chartLabel{round: t, value: v, text: text, color: r.c.styles.racerColor(r.looks[i])})
+				// The racer's glyph leads the label: next to another curve it
+				// still names its own, with or without colour.
+				out = append(out, chartLabel{round: t, value: v, text: string(r.looks[i].glyph) + " " + text, color: r.c.styles.racerColor(r.looks[i])})
 			}
 		}
 	}
