@@ -228,3 +228,33 @@ func TestSweepNamesPartlyDivergedPoints(t *testing.T) {
 		t.Errorf("other racers are named as diverged:\n%s", h.screen())
 	}
 }
+
+// TestSweepCursorReadsTheMeans: ← → put the cursor on a grid value and the
+// legend reads each racer's charted means there, as the table has them.
+func TestSweepCursorReadsTheMeans(t *testing.T) {
+	h := sweepHarness(t, "polynomial", 3, fakeSweep).start()
+	h.size(160, 48)
+	v := h.sweep()
+	h.key("end")
+	h.key("left") // the second-to-last value
+	p := len(v.table.Grid) - 2
+	screen := strings.Join(strings.Fields(h.screen()), " ")
+	if !strings.Contains(screen, "cursor: samples="+experiment.FormatFloat(v.table.Grid[p])) {
+		t.Errorf("status lacks the cursor's value:\n%s", h.screen())
+	}
+	for r, label := range v.table.Labels {
+		mean, _, _ := v.table.Stat(p, r, 0)
+		want := label + " " + v.table.Metrics[0].Name + " " + formatValue(mean)
+		if !strings.Contains(screen, want) {
+			t.Errorf("legend lacks %q:\n%s", want, h.screen())
+		}
+	}
+	h.key("home")
+	if v.cursor != 1 {
+		t.Errorf("home: cursor %d, want 1", v.cursor)
+	}
+	h.key("right")
+	if v.cursor != 2 {
+		t.Errorf("right: cursor %d, want 2", v.cursor)
+	}
+}

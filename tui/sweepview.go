@@ -59,6 +59,7 @@ type sweepView struct {
 	started    time.Time
 	elapsed    time.Duration
 	frameDue   bool // a redraw tick is pending
+	cursor     int  // the grid value the legend reads (1-based; 0: none)
 	version    int
 	axisX      bool // label the x axis with the sweep's measured axis metric
 	w, h       int
@@ -92,6 +93,9 @@ func (v *sweepView) start() tea.Cmd {
 	v.ch = startSweepStream(ctx, v.runID, v.c.sweeper, v.sc)
 	v.version++
 	v.frameDue = false // a frame of the old run still pending is dropped by its id
+	if v.cursor > len(v.table.Grid) {
+		v.cursor = 0
+	}
 	return v.read()
 }
 
@@ -171,6 +175,12 @@ func (v *sweepView) help() (string, []action) {
 			return nil
 		}},
 		{keys: []string{"r"}, help: "restart", hint: "restart", group: "sweep", run: v.start},
+		{keys: []string{"left"}, label: "← →", help: "cursor on the previous / next value: the legend reads the means there", hint: "cursor", group: "sweep",
+			run: func() tea.Cmd { return v.moveCursor("left") }},
+		{keys: []string{"right"}, group: "sweep", run: func() tea.Cmd { return v.moveCursor("right") }},
+		{keys: []string{"home"}, label: "home end", help: "cursor on the first / last value", group: "sweep",
+			run: func() tea.Cmd { return v.moveCursor("home") }},
+		{keys: []string{"end"}, group: "sweep", run: func() tea.Cmd { return v.moveCursor("end") }},
 		{keys: []string{"n"}, help: "new seed", group: "sweep", run: func() tea.Cmd {
 			sc := v.sc
 			sc.Seed++
@@ -259,7 +269,7 @@ func (v *sweepView) export() tea.Cmd {
 }
 
 func (v *sweepView) view() string {
-	key := [5]int{v.version, v.c.version, v.w, v.h, 0}
+	key := [5]int{v.version, v.c.version, v.w, v.h, v.cursor}
 	return v.frame.get(key, v.draw)
 }
 
@@ -313,7 +323,7 @@ func (v *sweepView) charts(w, h int) string {
 		}
 		left -= rows
 		spec := chartSpec{width: w, height: rows - 1, rounds: len(t.Grid), logY: v.c.logY, color: st.color, axisColor: st.axis(),
-			xAxis: true, xLabel: xLabel, shared: sharedGlyph, loose: true,
+			xAxis: true, xLabel: xLabel, shared: sharedGlyph, loose: true, cursor: v.cursor,
 			// A linear axis without a reference level fits the data (test MSEs
 			// differ in the second digit); with one (FG = 1) it starts at 0.
 			tight: !v.c.logY && math.IsNaN(metric.Ref)}
@@ -485,16 +495,66 @@ func fillGaps(vals []float64, logY bool) []float64 {
 	return out
 }
 
-// legend shows each curve's glyph and label in its colour; names are never
-// cut (they wrap).
+// legend shows each curve's glyph and label in its colour, and with the
+// cursor on a grid value the racer's charted means there (a curve hidden
+// under another's glyphs is read here); a racer without any value yet says
+// so. Names are never cut (they wrap).
 func (v *sweepView) legend(w int) []string {
 	st := v.c.styles
+	t := v.table
 	var entries []string
-	for i, l := range v.table.Labels {
+	for i, l := range t.Labels {
 		lk := v.labelLooks[i]
-		entries = append(entries, st.paint(string(lk.glyph)+" "+l, st.racerColor(lk)))
+		entry := st.paint(string(lk.glyph)+" "+l, st.racerColor(lk))
+		any := false
+		var vals []string
+		for mi, m := range t.Metrics {
+			if m.TableOnly {
+				continue
+			}
+			for p := range t.Grid {
+				if mean, _, _ := t.Stat(p, i, mi); !math.IsNaN(mean) && !math.IsInf(mean, 0) {
+					any = true
+				}
+			}
+			if v.cursor > 0 {
+				mean, _, k := t.Stat(v.cursor-1, i, mi)
+				s := "–"
+				if k > 0 && !math.IsNaN(mean) && !math.IsInf(mean, 0) {
+					s = formatValue(mean)
+				}
+				vals = append(vals, m.Name+" "+s)
+			}
+		}
+		switch {
+		case len(vals) > 0:
+			entry += "  " + strings.Join(vals, "  ")
+		case !any && t.Done() > 0:
+			entry += st.muted.Render("  (no value yet)")
+		}
+		entries = append(entries, entry)
 	}
 	return packEntries(entries, w)
+}
+
+// moveCursor moves the grid cursor (0: none) by delta, or to the first or
+// last value.
+func (v *sweepView) moveCursor(to string) tea.Cmd {
+	n := len(v.table.Grid)
+	switch {
+	case to == "home":
+		v.cursor = 1
+	case to == "end":
+		v.cursor = n
+	case v.cursor == 0:
+		v.cursor = n
+	case to == "left":
+		v.cursor = max(v.cursor-1, 1)
+	case to == "right":
+		v.cursor = min(v.cursor+1, n)
+	}
+	v.version++
+	return nil
 }
 
 // progressLine is the progress bar with trials done, elapsed time and ETA.
@@ -518,6 +578,9 @@ func (v *sweepView) status(w int) string {
 		x = fmt.Sprintf("x: %s, labelled with %s", v.sc.Sweep.Label, axisName(v.sc.Sweep.Axis))
 	}
 	parts := []string{state, "seed " + strconv.FormatUint(v.sc.Seed, 10), x}
+	if v.cursor > 0 {
+		parts = append(parts, fmt.Sprintf("cursor: %s=%s", v.sc.Sweep.Knob, experiment.FormatFloat(v.table.Grid[v.cursor-1])))
+	}
 	if fe := v.sc.Get("fed_error"); fe != "" {
 		parts = append(parts, "fed error: "+fe)
 	}
