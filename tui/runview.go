@@ -207,6 +207,9 @@ func (v *runView) chart1(m, w, h int, xAxis, cycling bool) string {
 			spec.marks = append(spec.marks, float64(k)+0.5)
 		}
 	}
+	if len(spec.marks) > 0 {
+		notes = append(notes, fmt.Sprintf("%c phase 1 | phase 2", markGlyph))
+	}
 	scale := "log"
 	if !logY {
 		scale = "linear"

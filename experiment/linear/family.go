@@ -104,12 +104,12 @@ func (Family) Help(sc experiment.Scenario) string {
 			"the second line is its median, the band its 10–90 % spread over the trials. " +
 			"At r = n_j the data-scarce client's local design is square: its min-norm error has infinite expected square, " +
 			"so single trials spike (FG up to thousands) and the mean jumps there — the point is marked; read the median. " +
-			"On the Γ sweep, v labels the x axis with the realised max-pairwise Γ, the paper's Γ (about 1.6 × the swept radius)."
+			"On the Γ sweep, x labels the x axis with the realised max-pairwise Γ, the paper's Γ (about 1.6 × the swept radius)."
 	case polynomialKind:
 		return "MSE = ∫(f̂ − U5)² dx, mean over trials; 1/MSE = 1/(mean MSE), as the paper plots it (the mean of the per-trial 1/MSE is written as inv_mse_trial). " +
-			"v labels the x axis with the total sample size N = M·n_i, the paper's x axis."
+			"x labels the x axis with the total sample size N = M·n_i, the paper's x axis."
 	}
-	return "The dashed line is the error of pooled least squares, the centralised optimum. " +
+	return "The ┄ line is the error of pooled least squares, the centralised optimum; ╌ lines (t) are the papers' predictions. " +
 		"grad_norm is the gradient of ℓ = (1/N)Σ‖y − Xθ‖², twice that of the 1/(2N) objective FedAvg s=1 minimises. " +
 		"Minibatch steps weigh each batch by 1/n_i (one epoch = one full-batch step, incremental gradient); batch_norm=batch uses 1/B."
 }

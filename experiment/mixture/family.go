@@ -253,7 +253,7 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	}
 	info.Gamma, info.Kappa = p.GammaKappa(c.Eta, c.LocalSteps, c.Prox)
 	f.Clusters = info
-	f.Levels = []experiment.Level{{Metric: "cluster_dist", Value: c.Epsilon * p.Fed.Delta, Label: fmt.Sprintf("εΔ=%.2g", c.Epsilon*p.Fed.Delta)}}
+	f.Levels = []experiment.Level{{Metric: "cluster_dist", Value: c.Epsilon * p.Fed.Delta, Label: "target εΔ"}}
 	anchorFacts(&f, c, sc.Seed, p)
 	separationFacts(&f, c, p)
 	phase2Facts(&f, sc, p)

@@ -99,6 +99,16 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // the flag's double dash and a suggestion for a mistyped name.
 func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
+	// invalid value "abc" for flag -rounds: parse error
+	var value, flagName string
+	if _, e := fmt.Sscanf(msg, "invalid value %q for flag -%s", &value, &flagName); e == nil {
+		flagName = strings.TrimSuffix(flagName, ":")
+		what := "not a whole number"
+		if strings.Contains(msg, "value out of range") {
+			what = "out of range"
+		}
+		return fmt.Sprintf("--%s %q: %s", flagName, value, what)
+	}
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok {
 		return strings.Replace(msg, ": -", ": --", 1)
