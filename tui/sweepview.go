@@ -537,6 +537,35 @@ func (v *sweepView) legend(w int) []string {
 	return packEntries(entries, w)
 }
 
+// dataAtCursor lists the table-only metrics that are properties of the
+// data at the cursor's value, equal for every racer (FedNewton's Υ, the
+// local size, the empirical heterogeneity, the realised Γ): what the x axis
+// means there. Per-racer counts (diverged trials, epochs) are left out.
+func (v *sweepView) dataAtCursor() []string {
+	t := v.table
+	var out []string
+	for mi, m := range t.Metrics {
+		if !m.TableOnly || strings.HasPrefix(m.Name, "diverged") {
+			continue
+		}
+		val, same, seen := 0.0, true, false
+		for r := range t.Labels {
+			mean, _, k := t.Stat(v.cursor-1, r, mi)
+			if k == 0 || math.IsNaN(mean) {
+				continue
+			}
+			if seen && math.Abs(mean-val) > 1e-9*math.Max(math.Abs(val), 1) {
+				same = false
+			}
+			val, seen = mean, true
+		}
+		if seen && same {
+			out = append(out, m.Name+" "+formatValue(val))
+		}
+	}
+	return out
+}
+
 // moveCursor moves the grid cursor (0: none) by delta, or to the first or
 // last value.
 func (v *sweepView) moveCursor(to string) tea.Cmd {
@@ -579,7 +608,11 @@ func (v *sweepView) status(w int) string {
 	}
 	parts := []string{state, "seed " + strconv.FormatUint(v.sc.Seed, 10), x}
 	if v.cursor > 0 {
-		parts = append(parts, fmt.Sprintf("cursor: %s=%s", v.sc.Sweep.Knob, experiment.FormatFloat(v.table.Grid[v.cursor-1])))
+		at := fmt.Sprintf("cursor: %s=%s", v.sc.Sweep.Knob, experiment.FormatFloat(v.table.Grid[v.cursor-1]))
+		for _, p := range v.dataAtCursor() {
+			at += "  " + p
+		}
+		parts = append([]string{at}, parts...) // first: it is what the legend reads
 	}
 	if fe := v.sc.Get("fed_error"); fe != "" {
 		parts = append(parts, "fed error: "+fe)
