@@ -83,14 +83,23 @@ func newFlagSet(name string) *flag.FlagSet {
 // parseFlags parses args, turning flag errors and stray arguments into
 // one-line InputErrors.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return experiment.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return nil
+}
+
+// parseWithArgs is parseFlags for a command that takes arguments after its
+// flags (merge's shard files): -h and --help are a helpRequest.
+func parseWithArgs(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return helpRequest{cmd: fs.Name(), fs: fs}
 		}
 		return &experiment.InputError{Msg: flagError(fs, err)}
-	}
-	if fs.NArg() > 0 {
-		return experiment.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

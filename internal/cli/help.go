@@ -10,7 +10,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/experiment/registry"
 	"github.com/fedscope/fedscope/tui"
 )
 
@@ -76,15 +78,12 @@ type helpRequest struct {
 }
 
 func (h helpRequest) Error() string { return "help requested" }
-func (h helpRequest) Is(err error) bool {
-	return err == flag.ErrHelp
-}
 
 // writeCommandHelp writes the help of a command: synopsis, what it does, its
 // flags, the presets it accepts and the exit statuses.
 func (a *app) writeCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 	c, _ := lookupCommand(name)
-	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.synopsis, wrap(c.about, 78, ""))
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.synopsis, ansi.Wrap(c.about, 78, ""))
 	if n := flagCount(fs); n > 0 {
 		fmt.Fprintln(w, "\nflags:")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -142,7 +141,11 @@ func (a *app) help(ctx context.Context, args []string) error {
 	topic := strings.TrimPrefix(strings.TrimPrefix(args[0], "-"), "-")
 	switch topic {
 	case "keys":
-		return a.writePresetKeys(a.stdout, a.defaultScenario(), true)
+		sc, err := a.catalog.Scenario(registry.DefaultPreset)
+		if err != nil {
+			return err
+		}
+		return a.writePresetKeys(a.stdout, sc, true)
 	case "exit", "status", "exit-status":
 		fmt.Fprintln(a.stdout, exitStatuses)
 		return nil
@@ -208,11 +211,11 @@ func (a *app) writePreset(w io.Writer, p experiment.Preset) error {
 	fmt.Fprintf(w, "%s: %s\npaper: %s\n", p.Name, p.Summary, sc.Family.Paper())
 	if s, ok := sc.Family.(experiment.Storyteller); ok {
 		if story := strings.TrimSpace(s.Story(sc)); story != "" {
-			fmt.Fprintf(w, "\n%s\n", wrap(story, 78, ""))
+			fmt.Fprintf(w, "\n%s\n", ansi.Wrap(story, 78, ""))
 		}
 	}
 	if h := strings.TrimSpace(sc.Family.Help(sc)); h != "" {
-		fmt.Fprintf(w, "\n%s\n", wrap(h, 78, ""))
+		fmt.Fprintf(w, "\n%s\n", ansi.Wrap(h, 78, ""))
 	}
 	cmd := "run"
 	if sc.IsSweep() {
@@ -253,46 +256,9 @@ func (a *app) writePresetKeys(w io.Writer, sc experiment.Scenario, title bool) e
 	return tw.Flush()
 }
 
-func (a *app) defaultScenario() experiment.Scenario {
-	fs := newFlagSet("fedscope")
-	var sf scenarioFlags
-	sf.register(fs)
-	sc, _ := sf.scenario(a.catalog)
-	return sc
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
-}
-
-// wrap breaks text into lines of at most width columns, each after the
-// first prefixed by indent; paragraphs (blank lines) are kept.
-func wrap(text string, width int, indent string) string {
-	var out []string
-	for _, para := range strings.Split(text, "\n\n") {
-		var line string
-		var lines []string
-		for _, word := range strings.Fields(para) {
-			if line != "" && len([]rune(line))+1+len([]rune(word)) > width {
-				lines = append(lines, line)
-				line = indent + word
-				continue
-			}
-			if line == "" && len(lines) > 0 {
-				line = indent + word
-			} else if line == "" {
-				line = word
-			} else {
-				line += " " + word
-			}
-		}
-		if line != "" {
-			lines = append(lines, line)
-		}
-		out = append(out, strings.Join(lines, "\n"))
-	}
-	return strings.Join(out, "\n\n")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,11 +39,8 @@ func (a *app) merge(ctx context.Context, args []string) error {
 	fs := newFlagSet("merge")
 	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
 	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return helpRequest{cmd: "merge", fs: fs}
-		}
-		return &experiment.InputError{Msg: flagError(fs, err)}
+	if err := parseWithArgs(fs, args); err != nil {
+		return err
 	}
 	f, err := output.FormatFor(*format, *out)
 	if err != nil {
