@@ -12,7 +12,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/fedscope/fedscope/internal/cli"
+	"github.com/fedscope/fedscope/cli"
 )
 
 // Set by the release build through -ldflags "-X main.version=…".

@@ -22,7 +22,7 @@ import (
 type LinearRound struct {
 	Index    int       // t = 1, 2, …
 	Theta    []float64 // global model θ_t
-	GradNorm float64   // ‖∇l(θ_t)‖, l = (1/N) Σ‖y_i − X_i θ‖² (PAPERS.md §1.2)
+	GradNorm float64   // ‖∇l(θ_t)‖, l = (1/N) Σ‖y_i − X_i θ‖² (docs/papers.md §1.2)
 	EstError float64   // ‖θ_t − θ*‖
 	// ClientError is Σ w_i ‖θ_t − θ_i*‖ under model heterogeneity, NaN when
 	// every client shares one truth (it then equals EstError).
@@ -31,7 +31,7 @@ type LinearRound struct {
 
 // Algorithm is one racer: a federated method with its parameters.
 type Algorithm interface {
-	// Run iterates `rounds` communication rounds from θ_0 = 0 (PAPERS.md §8).
+	// Run iterates `rounds` communication rounds from θ_0 = 0 (docs/papers.md §8).
 	Run(ctx context.Context, p *model.Problem, rounds int, emit func(LinearRound)) error
 }
 

@@ -20,7 +20,7 @@ import (
 
 // TestFedAvgS1IsGD checks that FedAvg with one full-batch local step is
 // centralised gradient descent on the pooled data with the same step
-// (PAPERS.md §1.3): Σ_i (n_i/N)(θ − (η/n_i)X_iᵀ(X_iθ − y_i)) = θ − (η/N)Xᵀ(Xθ − y).
+// (docs/papers.md §1.3): Σ_i (n_i/N)(θ − (η/n_i)X_iᵀ(X_iθ − y_i)) = θ − (η/N)Xᵀ(Xθ − y).
 // The reference iterates on the stacked raw design.
 func TestFedAvgS1IsGD(t *testing.T) {
 	const (
@@ -71,7 +71,7 @@ func TestFedAvgS1IsGD(t *testing.T) {
 }
 
 // TestFedAvgRounds checks FedAvg with s > 1 local steps against the
-// protocol of PAPERS.md §1.3 run on the raw designs: every client takes s
+// protocol of docs/papers.md §1.3 run on the raw designs: every client takes s
 // gradient steps from θ_{t−1}, the server averages with n_i/N.
 func TestFedAvgRounds(t *testing.T) {
 	const rounds = 15
@@ -101,7 +101,7 @@ func TestFedAvgRounds(t *testing.T) {
 }
 
 // TestFedProxRound checks that a FedProx round is Σ_i w_i prox_i(θ_{t−1})
-// with prox_i solved independently by LU on the raw design (PAPERS.md §1.4),
+// with prox_i solved independently by LU on the raw design (docs/papers.md §1.4),
 // for Gram clients (n_i ≥ d) and Woodbury clients (n_i < d).
 func TestFedProxRound(t *testing.T) {
 	const (
@@ -134,7 +134,7 @@ func TestFedProxRound(t *testing.T) {
 }
 
 // TestMinibatchFullBatch checks that the minibatch variants with B = n_i
-// reduce to the full-batch algorithms (PAPERS.md §1.5, last item) under both
+// reduce to the full-batch algorithms (docs/papers.md §1.5, last item) under both
 // batch weights (1/n_i and 1/B coincide for one batch holding every row): one
 // batch holding all rows in a permuted order is the full gradient (FedAvg),
 // and one proximal step on it is the exact proximal point (FedProx). A batch
@@ -256,7 +256,7 @@ func TestMinibatchConventions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The batches of each round are replayed as the algorithm documents them
-	// (PAPERS.md §8: a fresh permutation every round; client i shuffles with
+	// (docs/papers.md §8: a fresh permutation every round; client i shuffles with
 	// Fisher–Yates on its own stream rand.NewPCG(Seed, 2^40 + i)); if that
 	// scheme changes, this replay must follow it.
 	rngs := make([]*rand.Rand, len(p.Fed.Clients))
@@ -297,7 +297,7 @@ func TestMinibatchConventions(t *testing.T) {
 }
 
 // TestMinibatchDiverged checks the stable step of minibatch FedAvg under both
-// batch weights c (PAPERS.md §1.5): a step u ← (I − η c X_bᵀX_b)u + … is
+// batch weights c (docs/papers.md §1.5): a step u ← (I − η c X_bᵀX_b)u + … is
 // non-expansive iff η c λ_max(X_bᵀX_b) ≤ 2. With B = 1 a batch is one row x
 // and λ_max(x xᵀ) = ‖x‖² whatever the partition, so the limit is
 // 2/max_{i,j} c‖x_ij‖² with c = 1/n_i (local) or 1 (batch): 4 times it
@@ -393,7 +393,7 @@ func TestIdenticalClients(t *testing.T) {
 }
 
 // TestCancel checks that cancelling the context inside emit after round k
-// stops the run with exactly k rounds and context.Canceled (STYLE.md §5).
+// stops the run with exactly k rounds and context.Canceled (docs/codebase.md §6).
 func TestCancel(t *testing.T) {
 	p := newProblem(t, datasets.Linear{Clients: 4, Dim: 8, Samples: 20, Noise: 0.5}, 9)
 	for _, alg := range []algorithms.Algorithm{

@@ -14,7 +14,7 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// BenchmarkParadox runs the paradox preset end to end (E000-1, PAPERS.md
+// BenchmarkParadox runs the paradox preset end to end (E000-1, docs/papers.md
 // §1.9): draw M = 25 clients with d = 100 and n_i = 500, prepare the
 // statistics, then race FedAvg s = 1, 5, 10 and FedProx with η = 0.1 for 150
 // rounds, one goroutine per racer as experiment.Run does.

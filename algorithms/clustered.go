@@ -13,7 +13,7 @@ import (
 
 // MixtureAlgorithm is a clustered racer on a mixed-regression federation: it
 // runs `rounds` communication rounds and emits one ClusterRound per round
-// (PAPERS.md §5, paper 004).
+// (docs/papers.md §5, paper 004).
 type MixtureAlgorithm interface {
 	Run(ctx context.Context, p *model.Mixture, rounds int, emit func(ClusterRound)) error
 }
@@ -31,7 +31,7 @@ type ClusterRound struct {
 	// permutation, differs from the truth; NaN in Phase 1.
 	Misclustered float64
 	// ClientError is Σ w_i ‖θ_{z_i,t} − θ*_{z*_i}‖, the error of the model
-	// each client uses (PAPERS.md §5.4); NaN in Phase 1.
+	// each client uses (docs/papers.md §5.4); NaN in Phase 1.
 	ClientError float64
 	// Assign is the cluster each client picked this round, relabelled by the
 	// best permutation so that it compares with the true labels; nil in
@@ -44,7 +44,7 @@ type ClusterRound struct {
 	Warning string
 }
 
-// ClusterLocal is the local refinement of Phase 2 (PAPERS.md §5.4 step 3):
+// ClusterLocal is the local refinement of Phase 2 (docs/papers.md §5.4 step 3):
 // s full-batch gradient steps with step η on the picked cluster's model
 // (FedAvg-based), or the exact proximal step with parameter η (FedProx-based).
 type ClusterLocal struct {
@@ -73,7 +73,7 @@ func (l ClusterLocal) validate() error {
 
 // TwoPhase is the two-phase algorithm of paper 004: Phase 1 FedMD (T rounds,
 // emitted with Phase 1) gives coarse centres, then Phase 2 FedX + clustering
-// refines them for the remaining rounds (PAPERS.md §5.2–5.4). Every Phase-1
+// refines them for the remaining rounds (docs/papers.md §5.2–5.4). Every Phase-1
 // round counts as one communication round of the stream; its Theta and
 // ClusterDist are those of the anchors clustered as at the end of Phase 1.
 type TwoPhase struct {
@@ -114,7 +114,7 @@ func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit fu
 }
 
 // phase1Warning explains, at the end of Phase 1, what went outside the
-// paper's guarantees (PAPERS.md §5.2, Thm 1): anchors that did not form k
+// paper's guarantees (docs/papers.md §5.2, Thm 1): anchors that did not form k
 // groups under the Δ/2 rule (so groups were dropped, or k-means split them),
 // and a result above the target d(θ̂, θ*) ≤ εΔ (Δ the true separation, as
 // the reference line of the distance chart), with how many anchors were
@@ -149,12 +149,12 @@ type Starter interface {
 	Start(p *model.Mixture) (centres []float64, phase int)
 }
 
-// Start implements Starter: every anchor starts at θ_0 = 0 (PAPERS.md §8),
+// Start implements Starter: every anchor starts at θ_0 = 0 (docs/papers.md §8),
 // so the k centres are 0, in Phase 1.
 func (a TwoPhase) Start(p *model.Mixture) ([]float64, int) { return make([]float64, p.K*p.Dim), 1 }
 
 // RandomInit is the baseline: Phase 2 alone, from k cluster models drawn
-// uniformly on the sphere of radius R (the scale of the truths, PAPERS.md §8),
+// uniformly on the sphere of radius R (the scale of the truths, docs/papers.md §8),
 // so that the value of Phase 1 shows side by side.
 type RandomInit struct {
 	Local ClusterLocal
@@ -189,7 +189,7 @@ func (a RandomInit) Start(p *model.Mixture) ([]float64, int) {
 	return centres, 2
 }
 
-// Phase2 runs FedX + clustering (PAPERS.md §5.4) from the given centres
+// Phase2 runs FedX + clustering (docs/papers.md §5.4) from the given centres
 // (k×d row-major) for `rounds` rounds, numbered from 1, emitting Phase 2
 // rounds. It is the whole of RandomInit and the second half of TwoPhase.
 func Phase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, rounds int, emit func(ClusterRound)) error {
@@ -303,7 +303,7 @@ const settled = 0.1
 // the ratio of the last two moves when that is smaller (the slowest mode is
 // then not what is left). The remaining distance to the limit is about
 // step·q/(1 − q), step the last round's largest move. When that exceeds 10 %
-// of d(θ, θ*) the run was stopped early (PAPERS.md §5.4, Thm 3:
+// of d(θ, θ*) the run was stopped early (docs/papers.md §5.4, Thm 3:
 // T' = Θ(κ/(sηρ) log(Δ/ν)) rounds), and the warning says how many more rounds
 // would bring it within 1 %. When it has settled more than twice as far from
 // the truth as the fixed point at the true labels, the clustering is stuck

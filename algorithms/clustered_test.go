@@ -70,7 +70,7 @@ func localMap(c datasets.Client, d int, local algorithms.ClusterLocal) *mat.Dens
 // TestPhase2ExactRecurrence starts Phase 2 at the truths plus a known
 // perturbation on noise-free, well-separated data. Every client then keeps
 // its true label, and the server's average makes cluster j's error evolve by
-// the linear map of Lemma 1 (PAPERS.md §5.4):
+// the linear map of Lemma 1 (docs/papers.md §5.4):
 //
 //	e_{j,t} = M_j e_{j,t−1},  M_j = I − Σ_{i: z_i = j} (n_i/N)(I − L_i),
 //
@@ -299,7 +299,7 @@ func warnings(rounds []algorithms.ClusterRound) map[int]string {
 }
 
 // TestPhase1Warning checks that the end of Phase 1 says when it left the
-// regime of Thm 1 (PAPERS.md §5.2): after one round every anchor is still
+// regime of Thm 1 (docs/papers.md §5.2): after one round every anchor is still
 // near θ_0 = 0, within Δ/2 of the others, so the anchors form fewer than k
 // groups, k-means splits them, and the result is far above εΔ with anchors
 // still moving. The warning is on round T and no other round. With the

@@ -12,7 +12,7 @@ import (
 // ExampleFedAvg races FedAvg with one and with five local steps on a small
 // homogeneous federation. With s = 1 FedAvg is gradient descent and its
 // gradient norm goes to 0; with s = 5 it stalls at a non-stationary fixed
-// point (PAPERS.md §1.6) whose estimation error is nevertheless as good.
+// point (docs/papers.md §1.6) whose estimation error is nevertheless as good.
 func ExampleFedAvg() {
 	fed, err := datasets.Linear{Clients: 4, Dim: 5, Samples: 40, Noise: 0.5}.Generate(7)
 	if err != nil {

@@ -10,10 +10,10 @@ import (
 )
 
 // FedAvg is federated averaging with full participation and weights
-// w_i = n_i/N (PAPERS.md §1.3, paper 000). Each round every client starts
+// w_i = n_i/N (docs/papers.md §1.3, paper 000). Each round every client starts
 // from the global model and runs LocalSteps full-batch gradient steps on its
 // loss l_i(θ) = 1/(2n_i)‖y_i − X_iθ‖², or, when Batch > 0, LocalSteps epochs
-// of minibatch gradient steps (PAPERS.md §1.5), each step weighted by
+// of minibatch gradient steps (docs/papers.md §1.5), each step weighted by
 // BatchNorm (1/n_i by default: one epoch is an incremental-gradient version
 // of one full step); the server averages.
 //
@@ -94,7 +94,7 @@ func validate(eta float64, batch int) error {
 
 // aggregate runs one round with full participation: each client i starts
 // from θ, updates its copy in place with local(i, u), and the server averages
-// the results with weights w_i = n_i/N into θ (PAPERS.md §1.3, step 3).
+// the results with weights w_i = n_i/N into θ (docs/papers.md §1.3, step 3).
 func aggregate(ctx context.Context, p *model.Problem, theta, u, next []float64, local func(i int, u []float64)) error {
 	clear(next)
 	for i := range p.Clients {
@@ -115,7 +115,7 @@ func axpy(alpha float64, x, y []float64) {
 	}
 }
 
-// partitions holds each client's row order for the current round. PAPERS.md
+// partitions holds each client's row order for the current round. docs/papers.md
 // §8 (E000-2): a fresh random permutation at the start of every round, split
 // into consecutive batches, reused for the s passes of the round. Client i
 // shuffles with its own stream, so racers and reruns see the same batches.
@@ -178,7 +178,7 @@ func (ps *partitions) curvature(p *model.Problem, norm model.BatchNorm) float64 
 // shares of the local Hessians, never larger than X_iᵀX_i/n_i (X_bᵀX_b ⪯
 // X_iᵀX_i), so the limit is at least the full-batch one 2/λ_max(X_iᵀX_i/n_i);
 // with c = 1/|b| (NormBatch) the minibatch Hessians X_bᵀX_b/|b|, n_i/|b| times
-// larger, so the limit is n_i/|b| times smaller (PAPERS.md §1.5, §1.6).
+// larger, so the limit is n_i/|b| times smaller (docs/papers.md §1.5, §1.6).
 func minibatchLimit(p *model.Problem, parts *partitions, norm model.BatchNorm) (float64, string) {
 	of := "the batches' shares X_bᵀX_b/n_i of the local Hessians (batch_norm=local)"
 	if norm == model.NormBatch {

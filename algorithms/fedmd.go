@@ -13,7 +13,7 @@ import (
 )
 
 // FedMD is Phase 1 of the two-phase clustered algorithm, federated moment
-// descent (PAPERS.md §5.2, paper 004), with the corrections of §7 and the
+// descent (docs/papers.md §5.2, paper 004), with the corrections of §7 and the
 // choices of §8:
 //
 //   - every anchor h starts at θ_{h,0} = 0;
@@ -42,7 +42,7 @@ type FedMD struct {
 	Beta       float64 // β, upper bound of the covariances
 	Delta      float64 // Δ the algorithm assumes (the true one unless misspecified)
 	// Reuse makes every round use the same m pool clients and the same 2l
-	// points of each anchor instead of fresh ones (PAPERS.md §8 "reuse data").
+	// points of each anchor instead of fresh ones (docs/papers.md §8 "reuse data").
 	Reuse bool
 	Seed  uint64 // seeds the random starts of the orthogonal and power iterations
 }
@@ -113,7 +113,7 @@ func newFedMD(f FedMD, p *model.Mixture) *fedmdState {
 	st := &fedmdState{f: f, p: p, anchors: make([][]float64, len(p.Fed.Anchors)), work: make([]anchorWork, len(p.Fed.Anchors)),
 		moved: make([]bool, len(p.Fed.Anchors))}
 	for h := range st.anchors {
-		st.anchors[h] = make([]float64, d) // θ_{h,0} = 0 (PAPERS.md §8)
+		st.anchors[h] = make([]float64, d) // θ_{h,0} = 0 (docs/papers.md §8)
 		st.work[h] = anchorWork{rng: rand.New(rand.NewPCG(f.Seed, fedmdStream+uint64(h))),
 			y: make([]float64, d*d), u: make([]float64, d*k), scratch: make([]float64, d*k),
 			a: make([]float64, k*k), ak: make([]float64, k), bk: make([]float64, k),
@@ -264,7 +264,7 @@ func unit(v []float64, rng *rand.Rand) {
 }
 
 // AnchorGroups says how the anchors grouped under the Δ/2 rule at the end
-// of Phase 1 (PAPERS.md §5.2 step 3, §8), so that a fallback is never
+// of Phase 1 (docs/papers.md §5.2 step 3, §8), so that a fallback is never
 // silent.
 type AnchorGroups struct {
 	Anchors    int  // n_H
@@ -274,7 +274,7 @@ type AnchorGroups struct {
 }
 
 // ClusterAnchors turns the anchors' estimates into k centres (k×d row-major)
-// by the rule of PAPERS.md §8 (004), the end of Phase 1 (§5.2 step 3): two
+// by the rule of docs/papers.md §8 (004), the end of Phase 1 (§5.2 step 3): two
 // anchors are linked when their distance is below Δ/2; the connected
 // components are clusters. With more than k components the k largest (by
 // anchor count; ties to the one with the smaller first anchor) are kept and

@@ -24,7 +24,7 @@ func fedmdProblem(t *testing.T, seed uint64) *model.Mixture {
 }
 
 // TestFedMDFirstStep checks one FedMD round against the expected-moment
-// analysis of PAPERS.md §5.2: from θ = 0 with Σ = I, α = β = 1, A ≈
+// analysis of docs/papers.md §5.2: from θ = 0 with Σ = I, α = β = 1, A ≈
 // (Ûᵀθ*)(Ûᵀθ*)ᵀ so σ̂ ≈ ‖θ*_z‖ and the step η = σ̂/2 along r ≈ θ*_z/‖θ*_z‖
 // lands each anchor near θ*_z/2. Without the sign rule of §8 about half the
 // anchors would step away from their truth.
@@ -68,7 +68,7 @@ func TestFedMDFreezesBelowEpsilonDelta(t *testing.T) {
 }
 
 // TestFedMDConverges checks that with noise-free data every anchor ends
-// within εΔ-scale of its truth after T rounds (PAPERS.md §5.2, Thm 1: the
+// within εΔ-scale of its truth after T rounds (docs/papers.md §5.2, Thm 1: the
 // error contracts each round until σ̂ ≤ εΔ; here the bound is 2εΔ/α).
 func TestFedMDConverges(t *testing.T) {
 	p := fedmdProblem(t, 5)
@@ -107,7 +107,7 @@ func TestFedMDNeedsData(t *testing.T) {
 	}
 }
 
-// TestClusterAnchors checks the anchor clustering rule of PAPERS.md §8 on
+// TestClusterAnchors checks the anchor clustering rule of docs/papers.md §8 on
 // hand-made configurations whose answer is known, and that GroupAnchors
 // reports what happened: the components of the Δ/2 graph, the anchors
 // dropped beyond the k largest, and the k-means fallback.

@@ -8,11 +8,11 @@ import (
 )
 
 // FedProx replaces the local gradient steps of FedAvg by the exact proximal
-// point θ_i = argmin_u l_i(u) + ‖u − θ_{t−1}‖²/(2η) (PAPERS.md §1.4, paper
+// point θ_i = argmin_u l_i(u) + ‖u − θ_{t−1}‖²/(2η) (docs/papers.md §1.4, paper
 // 000), solved with a factorisation computed once per client and η; with
 // Batch > 0, one epoch of incremental proximal steps on minibatches, each
 // centred at the current local iterate and weighted by BatchNorm (1/n_i by
-// default, PAPERS.md §1.5 CORRECTED, §8). Aggregation as in FedAvg with
+// default, docs/papers.md §1.5 CORRECTED, §8). Aggregation as in FedAvg with
 // w_i = n_i/N.
 //
 // In full batch a round is an affine map of θ (RoundMap), assembled once per
@@ -63,7 +63,7 @@ func (a FedProx) Run(ctx context.Context, p *model.Problem, rounds int, emit fun
 		}
 		round = mapRound(m)
 	}
-	// The proximal map is a contraction for every η (PAPERS.md §1.6: FedProx
+	// The proximal map is a contraction for every η (docs/papers.md §1.6: FedProx
 	// needs no condition on γ), and so is each minibatch proximal step under
 	// either batch weight ((I + η c X_bᵀX_b)⁻¹ has eigenvalues in (0, 1]), so
 	// divergence means broken input, not η.

@@ -85,7 +85,7 @@ func (c client) gd(theta []float64, eta float64, steps int) []float64 {
 }
 
 // prox returns argmin_u 1/(2n)‖y − Xu‖² + ‖u − θ‖²/(2η), by an LU solve of
-// (I + ηXᵀX/n) u = θ + ηXᵀy/n (PAPERS.md §1.4).
+// (I + ηXᵀX/n) u = θ + ηXᵀy/n (docs/papers.md §1.4).
 func (c client) prox(theta []float64, eta float64) []float64 {
 	_, d := c.x.Dims()
 	var a mat.Dense
@@ -105,7 +105,7 @@ func (c client) prox(theta []float64, eta float64) []float64 {
 }
 
 // gradNorm returns (2/N)‖Xᵀ(Xθ − y)‖, the gradient norm of the paper's loss
-// (1/N) Σ‖y_i − X_iθ‖² (PAPERS.md §1.2), from the stacked raw data.
+// (1/N) Σ‖y_i − X_iθ‖² (docs/papers.md §1.2), from the stacked raw data.
 func (c client) gradNorm(theta []float64) float64 {
 	g := c.gradient(theta)
 	return 2 * mat.Norm(mat.NewVecDense(len(g), g), 2)

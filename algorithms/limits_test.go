@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// limitCase is one (algorithm, closed-form limit) pair of PAPERS.md §1.6.
+// limitCase is one (algorithm, closed-form limit) pair of docs/papers.md §1.6.
 type limitCase struct {
 	name  string
 	alg   algorithms.Algorithm
@@ -40,7 +40,7 @@ func limitCases(eta float64) []limitCase {
 	})
 }
 
-// TestLimits checks the closed-form fixed points of PAPERS.md §1.6 in three
+// TestLimits checks the closed-form fixed points of docs/papers.md §1.6 in three
 // independent ways: θ_∞ is a fixed point of one round computed on the raw
 // designs; long runs from θ_0 = 0 reach it to 1e-8; and, for s = 1, it is
 // the pooled least-squares solution. The cases include data-scarce clients
@@ -130,7 +130,7 @@ func TestLimitPanics(t *testing.T) {
 	}
 }
 
-// TestParadox reproduces the central observation of paper 000 (PAPERS.md
+// TestParadox reproduces the central observation of paper 000 (docs/papers.md
 // §1.6, E000-1 of §1.9) at the paper's scale: M = 25, d = 100, n_i = 500,
 // σ = 0.5, η = 0.1. The fixed point of FedAvg with s = 5 is not a stationary
 // point of the global loss, its gradient norm is orders of magnitude above

@@ -20,7 +20,7 @@ type FederatedAlgorithm interface {
 type EpochRound struct {
 	Index    int
 	Theta    []float64 // θ_t
-	Subopt   float64   // F(θ_t) − F_* (PAPERS.md §2.1)
+	Subopt   float64   // F(θ_t) − F_* (docs/papers.md §2.1)
 	Oracle   float64   // cumulative federated oracle complexity Γ (Definition 1, §2.3)
 	CommUp   float64   // cumulative numbers sent by clients to the server
 	CommDown float64   // cumulative numbers sent by the server to clients
@@ -31,7 +31,7 @@ type EpochRound struct {
 	Warning string
 }
 
-// FedLRGD is Algorithm 1 of paper 001 (PAPERS.md §2.4), τ = 1:
+// FedLRGD is Algorithm 1 of paper 001 (docs/papers.md §2.4), τ = 1:
 //
 //	epoch 1 (server, b = r²): anchors ϑ^(1..r) ~ U[−1,1]^p; for every
 //	  coordinate i, G^(i)_{jk} = g_i(x^(0,j); ϑ^(k)) over the first r server
@@ -345,7 +345,7 @@ func gradNorm(p *model.Federated, theta, scratch []float64) float64 {
 	return model.Norm(scratch)
 }
 
-// LocalSGD is the FedAvg baseline of paper 001 (PAPERS.md §2.6, §8): every
+// LocalSGD is the FedAvg baseline of paper 001 (docs/papers.md §2.6, §8): every
 // epoch all clients (τ = 1) start from θ, run Steps SGD steps with batch 1
 // and step 1/L1 on their own samples, and the server averages with weights
 // s_c/Σs. Cost per epoch: b + φm oracle units, p numbers up and down per

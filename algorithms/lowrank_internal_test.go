@@ -35,7 +35,7 @@ func (l chebLoss) GradTo(dst, x, th []float64) {
 }
 
 // interpolated evaluates FedLRGD's approximate gradient directly from its
-// definition (PAPERS.md §2.4), with gonum's LU solve for (G⁽ⁱ⁾)⁻¹ instead
+// definition (docs/papers.md §2.4), with gonum's LU solve for (G⁽ⁱ⁾)⁻¹ instead
 // of the truncated SVD: an independent implementation of
 //
 //	F̂_i(θ) = (1/n) Σ_k g_i(x⁽⁰ᵏ⁾; θ) (1 + Σ_c v_k^(i,c)),

@@ -42,7 +42,7 @@ func uniformRows(rng *rand.Rand, n, q int) []float64 {
 }
 
 // TestFedLRGDExactRank: when r is at least the exact rank of the gradient
-// matrices, F̂(θ) equals ∇F(θ) at any θ (PAPERS.md §2.4: the client rows lie
+// matrices, F̂(θ) equals ∇F(θ) at any θ (docs/papers.md §2.4: the client rows lie
 // in the span of the server rows); below it, it does not. The functions θ
 // and θ³ are nearly collinear on [−1,1], so G⁽ⁱ⁾ has a condition number
 // near 1e4: the SVD cut-off must be below that for exact interpolation
@@ -84,7 +84,7 @@ func logisticProblem(t testing.TB, server int) *model.Federated {
 }
 
 // TestFedLRGDCosts checks the federated oracle complexity and communication
-// against Γ(FedLRGD) = r² + rs + rS + φmr (PAPERS.md §2.5) and the message
+// against Γ(FedLRGD) = r² + rs + rS + φmr (docs/papers.md §2.5) and the message
 // sizes of §2.4, and FedAvg's b + φm per epoch (§2.6).
 func TestFedLRGDCosts(t *testing.T) {
 	const r, s, S, m, phi, p = 10, 50, 200, 100, 100.0, 5

@@ -5,13 +5,13 @@ import (
 )
 
 // PairClient is one client of the federated orthogonal iteration: N local
-// vector pairs (a_j, b_j), stored row-wise as N×d matrices (PAPERS.md §5.3).
+// vector pairs (a_j, b_j), stored row-wise as N×d matrices (docs/papers.md §5.3).
 type PairClient struct {
 	N    int
 	A, B []float64
 }
 
-// FederatedOrthogonalIteration is Algorithm 3 of paper 004 (PAPERS.md §5.3):
+// FederatedOrthogonalIteration is Algorithm 3 of paper 004 (docs/papers.md §5.3):
 // it returns the top-k left singular subspace (d×k, orthonormal columns,
 // row-major) of
 //
@@ -108,11 +108,11 @@ func OrthogonalIteration(y []float64, d, k, iters int, q, scratch []float64) {
 	}
 }
 
-// PowerIteration is the k = 1 case used by the anchors (PAPERS.md §5.2 step d,
+// PowerIteration is the k = 1 case used by the anchors (docs/papers.md §5.2 step d,
 // §5.3): it runs `iters` normalised steps v ← A Aᵀ v on a k×k matrix A
 // (row-major) from v (unit k-vector, overwritten) and returns the Rayleigh
 // quotient vᵀ A v, the sign-sensitive estimate of the leading singular value
-// of A that FedMD uses (PAPERS.md §7: the paper's vᵀ Uᵀ A U v does not
+// of A that FedMD uses (docs/papers.md §7: the paper's vᵀ Uᵀ A U v does not
 // typecheck; §8). scratch needs k.
 func PowerIteration(a []float64, k, iters int, v, scratch []float64) float64 {
 	w := scratch[:k]

@@ -60,7 +60,7 @@ func orthonormalityError(q []float64, d, k int) float64 {
 
 // TestFederatedOrthogonalIterationTopK builds a non-symmetric Y = U S Vᵀ with
 // known singular vectors, hands it to Algorithm 3 as vector pairs spread over
-// three clients of different sizes (PAPERS.md §5.3), and checks that the
+// three clients of different sizes (docs/papers.md §5.3), and checks that the
 // output spans the top-k left singular subspace: every principal angle below
 // 1e-8, orthonormal columns. The dense form on the aggregate Y must give the
 // same subspace from the same start.

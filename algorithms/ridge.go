@@ -13,7 +13,7 @@ import (
 // RidgeAlgorithm is a racer on a ridge problem in feature space (paper 003).
 type RidgeAlgorithm interface {
 	// Run iterates `rounds` communication rounds from the DKRR average of
-	// the local closed forms (PAPERS.md §4.5, §8) and emits one RidgeRound
+	// the local closed forms (docs/papers.md §4.5, §8) and emits one RidgeRound
 	// each.
 	Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error
 }
@@ -22,7 +22,7 @@ type RidgeAlgorithm interface {
 type RidgeRound struct {
 	Index    int
 	W        []float64 // the global model W_t, M×C row-major
-	TestMSE  float64   // test mean squared error (PAPERS.md §4.7); NaN without a test set
+	TestMSE  float64   // test mean squared error (docs/papers.md §4.7); NaN without a test set
 	TestAcc  float64   // test accuracy of the argmax prediction; NaN for regression
 	GradNorm float64   // ‖H W_t − b‖_F, the gradient of the global ridge objective
 	KRRDist  float64   // ‖W_t − W_KRR‖_F, the distance to centralised KRR
@@ -61,7 +61,7 @@ func ridgeLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeR
 }
 
 // KRR is centralised kernel ridge regression on all data, the reference of
-// paper 003: it emits W_KRR = H⁻¹b every round (PAPERS.md §4.1).
+// paper 003: it emits W_KRR = H⁻¹b every round (docs/papers.md §4.1).
 type KRR struct{}
 
 // Run implements RidgeAlgorithm.
@@ -72,7 +72,7 @@ func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeR
 	}, func(t int) error { return &DivergedError{Round: t, Reason: "the KRR solution is not finite"} })
 }
 
-// DKRR is one-shot distributed KRR, W_DKRR = Σ_j p_j H_j⁻¹ b_j (PAPERS.md
+// DKRR is one-shot distributed KRR, W_DKRR = Σ_j p_j H_j⁻¹ b_j (docs/papers.md
 // §4.1; FedNewton with t = 0); it emits the same model every round.
 type DKRR struct{}
 
@@ -83,7 +83,7 @@ func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(Ridge
 }
 
 // FedNewton is Algorithm 1 of paper 003 with the GLOBAL gradient
-// (PAPERS.md §4.2 and the erratum of §7): from W̄⁰ = W_DKRR, each round
+// (docs/papers.md §4.2 and the erratum of §7): from W̄⁰ = W_DKRR, each round
 //
 //	g_j = H_j W̄ − b_j (uploaded),  g = Σ_j p_j g_j (broadcast),
 //	d_j = H_j⁻¹ g (uploaded),      W̄ ← W̄ − Σ_j p_j d_j (broadcast).
@@ -172,7 +172,7 @@ func DivergedRound(err error) (int, bool) {
 }
 
 // RidgeFedAvg is FedAvg on the ridge objective as paper 003 configures it
-// (PAPERS.md §4.5): from W̄, each client runs LocalSteps full-batch gradient
+// (docs/papers.md §4.5): from W̄, each client runs LocalSteps full-batch gradient
 // steps W ← W − η(H_j W − b_j) on its regularised loss; the server averages
 // with p_j.
 type RidgeFedAvg struct {
@@ -220,7 +220,7 @@ func (a RidgeFedAvg) Run(ctx context.Context, p *model.Ridge, rounds int, emit f
 }
 
 // RidgeFedProx is FedProx on the ridge objective with the exact local
-// solution (PAPERS.md §4.5): W_j = (H_j + μI)⁻¹(b_j + μW̄), averaged with p_j.
+// solution (docs/papers.md §4.5): W_j = (H_j + μI)⁻¹(b_j + μW̄), averaged with p_j.
 type RidgeFedProx struct {
 	Mu float64 // λ_prox > 0 (Table 2)
 }

@@ -79,7 +79,7 @@ func randomStart(d int) []float64 {
 }
 
 // TestFedNewtonOneClient: with one client H_1 = H, so the first Newton
-// step from any start lands on KRR (PAPERS.md §4.1, w_KRR = w − H⁻¹g(w)).
+// step from any start lands on KRR (docs/papers.md §4.1, w_KRR = w − H⁻¹g(w)).
 func TestFedNewtonOneClient(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	set := gaussSet(rng, 50, 6)

@@ -12,7 +12,7 @@ import (
 )
 
 // RoundMap is one full-batch communication round of FedAvg or FedProx on the
-// linear model written as an affine map (PAPERS.md §1.6, paper 000):
+// linear model written as an affine map (docs/papers.md §1.6, paper 000):
 //
 //	θ ↦ θ − Aθ + c,   A = Σ_i w_i (I − T_i),   c = Σ_i w_i t_i,
 //
@@ -89,7 +89,7 @@ func mapChunk(d, kmax int, gram bool) int {
 }
 
 // Pooled is XᵀX/N and Xᵀy/N of a federation. FedAvg with s = 1 is
-// centralised gradient descent on the pooled loss (PAPERS.md §1.3), so its
+// centralised gradient descent on the pooled loss (docs/papers.md §1.3), so its
 // round map is A = ηXᵀX/N, c = ηXᵀy/N, read off the pooled statistics without
 // touching the clients.
 type Pooled struct {
@@ -425,7 +425,7 @@ type LimitWork struct {
 }
 
 // LimitTo sets theta to the fixed point θ_∞ of the round map, the solution
-// of Aθ = c (PAPERS.md §1.6). When A is singular (the pooled XᵀX is: some
+// of Aθ = c (docs/papers.md §1.6). When A is singular (the pooled XᵀX is: some
 // directions are seen by no client) the minimum-norm solution is returned,
 // which is the fixed point in the row space of X that the iterates reach from
 // θ_0 = 0. Coordinates that no client observes (a zero row and column of A,

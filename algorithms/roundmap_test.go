@@ -58,7 +58,7 @@ func TestRoundMapStep(t *testing.T) {
 }
 
 // TestLimitGammaZeroIsPooledLS: with one common truth (Γ = 0) the limit of
-// FedAvg with s = 1 is pooled least squares (PAPERS.md §1.6), here computed
+// FedAvg with s = 1 is pooled least squares (docs/papers.md §1.6), here computed
 // by gonum's QR solve of the stacked N×d system, at the E000-3 shape.
 func TestLimitGammaZeroIsPooledLS(t *testing.T) {
 	for _, eta := range []float64{0.01, 0.1} {
@@ -128,7 +128,7 @@ func mapFederations(t *testing.T) map[string]*datasets.Federation {
 // assembles (repeated squaring and Cholesky in Gram form, eigenpairs of the
 // kernel in kernel form) against one round computed client by client on the
 // raw designs: s explicit gradient steps, or an LU-solved proximal step, then
-// the n_i/N average (PAPERS.md §1.3, §1.4), to 1e-10; and against the
+// the n_i/N average (docs/papers.md §1.3, §1.4), to 1e-10; and against the
 // spectral construction NewFedAvgMap/NewFedProxMap. The step sizes are a
 // stable one and, for FedAvg, one beyond the local stability limit.
 func TestMapBuilderMatchesClients(t *testing.T) {

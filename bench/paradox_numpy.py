@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A careful numpy implementation of fedscope's `paradox` preset (paper 000, E000-1, PAPERS.md §1.9).
+"""A careful numpy implementation of fedscope's `paradox` preset (paper 000, E000-1, docs/papers.md §1.9).
 
 The same work as `fedscope run --preset paradox --out FILE`: draw M = 25 clients with d = 100 and
 n_i = 500 (σ = 0.5, one common θ*), compute every client's Gram matrix X_iᵀX_i/n_i and X_iᵀy_i/n_i,
@@ -10,14 +10,14 @@ grad_norm = ‖2(Gθ − b)‖, est_error = ‖θ − θ*‖, client_error (empt
 Per-client Gram matrices, vectorised over the clients, with the tricks of the per-client
 algorithm that pay in numpy:
   - each Gram matrix is one BLAS syrk (numpy calls it for X.T @ X);
-  - FedAvg s = 1 is gradient descent on the pooled Gram matrix (PAPERS.md §1.3);
+  - FedAvg s = 1 is gradient descent on the pooled Gram matrix (docs/papers.md §1.3);
   - FedAvg s = 5 and 10 share one batched eigendecomposition (LAPACK syevd) of the clients'
     Gram matrices, after which s local steps are a diagonal map in each client's eigenbasis
     (two batched products per round instead of s);
   - FedProx uses (I + ηG_i)⁻¹ formed once per client (batched LAPACK) and one batched product
     per round.
 Run it with one BLAS thread (faster than threaded BLAS at these sizes on two cores,
-PERFORMANCE.md). The random numbers come from numpy's generator, not fedscope's streams: the
+docs/performance.md). The random numbers come from numpy's generator, not fedscope's streams: the
 same work, not the same digits.
 
 Usage: OPENBLAS_NUM_THREADS=1 python3 bench/paradox_numpy.py [--out FILE] [--local-steps]

@@ -1,5 +1,5 @@
 // Package datasets builds federations of clients for the experiments of the
-// five seed papers summarised in PAPERS.md: synthetic generators with their
+// five seed papers summarised in docs/papers.md: synthetic generators with their
 // heterogeneity knobs, and the seeded randomness that makes every run
 // reproducible.
 //

@@ -11,16 +11,16 @@ import (
 )
 
 // GammaScheme selects how per-client truths are drawn for a prescribed model
-// heterogeneity Γ. The paper does not say (PAPERS.md §7, 000); §8 gives both.
+// heterogeneity Γ. The paper does not say (docs/papers.md §7, 000); §8 gives both.
 type GammaScheme int
 
 const (
 	// GammaRadius draws θ_i* = θ* + Γ·u_i with u_i uniform on the unit sphere,
 	// so Γ is a perturbation radius and the realised max pairwise distance is
-	// about √2·Γ (PAPERS.md §8, 000, the recommended default).
+	// about √2·Γ (docs/papers.md §8, 000, the recommended default).
 	GammaRadius GammaScheme = iota
 	// GammaExact draws δ_i ~ N(0, I_d) and rescales all of them by one common
-	// factor so that max_{i,j} ‖δ_i − δ_j‖ = Γ exactly (PAPERS.md §8, 000).
+	// factor so that max_{i,j} ‖δ_i − δ_j‖ = Γ exactly (docs/papers.md §8, 000).
 	GammaExact
 )
 
@@ -33,7 +33,7 @@ func (s GammaScheme) String() string {
 }
 
 // Linear describes a Gaussian linear-regression federation
-// (PAPERS.md §1.1 and §1.9, paper 000): y_i = X_i θ_i* + ξ_i with
+// (docs/papers.md §1.1 and §1.9, paper 000): y_i = X_i θ_i* + ξ_i with
 // ξ ~ N(0, σ²), θ* ~ N(0, I_d), X_i rows i.i.d. N(0, I_d) or, with a covariate
 // subspace, N(0, (d/r)·I_E) on a random coordinate set E of size r.
 // The zero value is not useful; see the presets in package experiment.
@@ -80,7 +80,7 @@ func (c Linear) Validate() error {
 }
 
 // SamplesOf returns n_i for client i: the first ScarceClients clients are
-// data-scarce (PAPERS.md §1.9, E000-3/4 use 10 scarce and 10 rich clients).
+// data-scarce (docs/papers.md §1.9, E000-3/4 use 10 scarce and 10 rich clients).
 func (c Linear) SamplesOf(i int) int {
 	if i < c.ScarceClients {
 		return c.ScarceSamples
@@ -126,7 +126,7 @@ type Federation struct {
 	Noise   float64   // σ used to draw the labels
 
 	// RealisedGamma is max_{i,j} ‖θ_i* − θ_j*‖, the paper's definition of Γ
-	// (PAPERS.md §1.7, Cor. 1), which the radius scheme only approximates.
+	// (docs/papers.md §1.7, Cor. 1), which the radius scheme only approximates.
 	RealisedGamma float64
 
 	// Compact federations store a covariate-subspace client's design on its
@@ -205,7 +205,7 @@ func (c Linear) GenerateInto(fed *Federation, seed uint64, compact bool) error {
 	*fed = Federation{Dim: d, Clients: clients[:c.Clients], Truth: growFloats(fed.Truth, d), Noise: c.Noise, Compact: compact}
 	shared := stream(seed, 0)
 	for k := range fed.Truth {
-		fed.Truth[k] = shared.NormFloat64() // θ* ~ N(0, I_d) (PAPERS.md §8, 000)
+		fed.Truth[k] = shared.NormFloat64() // θ* ~ N(0, I_d) (docs/papers.md §8, 000)
 	}
 
 	// Per-client perturbations of the truth, each from the client's stream.

@@ -13,7 +13,7 @@ import (
 )
 
 // maxPairwise recomputes Γ = max_{i,j} ‖θ_i* − θ_j*‖ from the clients' truths
-// (PAPERS.md §1.7, Cor. 1) with gonum's floats.Distance.
+// (docs/papers.md §1.7, Cor. 1) with gonum's floats.Distance.
 func maxPairwise(fed *datasets.Federation) float64 {
 	var g float64
 	for i := range fed.Clients {
@@ -33,7 +33,7 @@ func generate(t testing.TB, c datasets.Linear, seed uint64) *datasets.Federation
 	return fed
 }
 
-// TestRadiusScheme checks θ_i* = θ* + Γu_i with ‖u_i‖ = 1 (PAPERS.md §8): every
+// TestRadiusScheme checks θ_i* = θ* + Γu_i with ‖u_i‖ = 1 (docs/papers.md §8): every
 // client sits at distance exactly Γ from the centre, the reported realised Γ
 // is the max pairwise distance, and in high dimension, where independent
 // directions are nearly orthogonal, that distance is about √2·Γ.
@@ -150,7 +150,7 @@ func TestNoiseFree(t *testing.T) {
 	}
 }
 
-// TestSubspace checks the covariate-subspace design of E000-4 (PAPERS.md
+// TestSubspace checks the covariate-subspace design of E000-4 (docs/papers.md
 // §1.9): rows of X_i are supported on the client's coordinate set E, |E| = r,
 // and scaled by √(d/r) so that E‖x‖² = d for every r.
 func TestSubspace(t *testing.T) {
@@ -320,7 +320,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// BenchmarkGenerate draws the paradox preset (E000-1, PAPERS.md §1.9):
+// BenchmarkGenerate draws the paradox preset (E000-1, docs/papers.md §1.9):
 // M = 25, d = 100, n_i = 500.
 func BenchmarkGenerate(b *testing.B) {
 	cfg := datasets.Linear{Clients: 25, Dim: 100, Samples: 500, Noise: 0.5}

@@ -8,7 +8,7 @@ import (
 	"github.com/fedscope/fedscope/internal/parallel"
 )
 
-// Mixture describes a federated mixed-regression population (PAPERS.md §5.1,
+// Mixture describes a federated mixed-regression population (docs/papers.md §5.1,
 // paper 004; defaults in §8): k cluster models θ*_1..θ*_k, every client
 // drawing a hidden label z_i ~ p and holding y_i = X_i θ*_{z_i} + ζ_i with rows
 // x ~ N(0, Σ_{z_i}) and ζ ~ N(0, σ²).
@@ -130,7 +130,7 @@ func (f *MixtureFederation) N() int {
 	return n
 }
 
-// HeavyTailedSize is the client size of PAPERS.md §8 (004) for a uniform
+// HeavyTailedSize is the client size of docs/papers.md §8 (004) for a uniform
 // draw u in [0, 1), with its tail reaching the cap:
 //
 //	n = ⌊2/(1 − c·u)^0.8⌋,  c = 1 − (2/(cap+1))^1.25,

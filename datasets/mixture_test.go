@@ -30,7 +30,7 @@ func separationOf(ts [][]float64) float64 {
 	return d
 }
 
-// TestMixtureTruths checks PAPERS.md §8: θ*_j = R·u_j with ‖u_j‖ = 1, Δ ≥ 1.5
+// TestMixtureTruths checks docs/papers.md §8: θ*_j = R·u_j with ‖u_j‖ = 1, Δ ≥ 1.5
 // (the rejection rule), and the reported Δ is the realised separation; with
 // Delta set, the truths are rescaled about their centroid to exactly Δ.
 func TestMixtureTruths(t *testing.T) {
@@ -97,7 +97,7 @@ func TestHeavyTailedSize(t *testing.T) {
 		}
 	}
 	if got := c(79); math.Abs(got-0.99) > 2e-3 {
-		t.Errorf("c at cap 79 = %v, want ≈ 0.99 (PAPERS.md §8)", got)
+		t.Errorf("c at cap 79 = %v, want ≈ 0.99 (docs/papers.md §8)", got)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // Newton describes the synthetic regression federation of the FedNewton
-// paper (PAPERS.md §4.6 and §8, paper 003): d-dimensional inputs, global
+// paper (docs/papers.md §4.6 and §8, paper 003): d-dimensional inputs, global
 // target f*(x) = min(−1ᵀx, 1ᵀx) = −|1ᵀx|. Client j has a covariate shift
 // u_j ~ N(0, αI) with inputs x ~ N(u_j, I), a model vector
 // w_j = 1 + v_j, v_j ~ N(0, βI) (so w_j ~ N(1, βI), §8's reading), and

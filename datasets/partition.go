@@ -39,7 +39,7 @@ func IID(n, m int, seed uint64) ([][]int, error) {
 }
 
 // DirichletLabels is the label-skew split of NIID-Bench (Li et al., 2021),
-// the usual reading of FedNewton's "Dir_K(c)" split (PAPERS.md §4.6): for
+// the usual reading of FedNewton's "Dir_K(c)" split (docs/papers.md §4.6): for
 // each class k in turn, shuffle its samples, draw client proportions
 // p ~ Dir(c·1_m), zero the share of every client that already holds N/m
 // samples or more, renormalise, and deal the class's samples in those
@@ -121,7 +121,7 @@ func DirichletLabels(labels []int, classes, m int, c float64, minSize int, seed 
 		ErrInvalid, c, n, m, minSize, MaxPartitionTries)
 }
 
-// DirichletSizes draws client sizes for a regression set (PAPERS.md §8,
+// DirichletSizes draws client sizes for a regression set (docs/papers.md §8,
 // 003: Dir(c) only draws the sizes): p ~ Dir(c·1_m), then each client gets
 // floor + its share p_j of the n − m·floor remaining samples, rounded by
 // largest remainders so the sizes sum to n exactly.

@@ -7,11 +7,11 @@ import (
 
 // ChebyshevU5 holds the monomial coefficients of the Chebyshev polynomial of
 // the second kind of degree 5, U5(x) = 32x⁵ − 32x³ + 6x, in the basis
-// [1, x, …, x⁵]: the target of E000-5 (PAPERS.md §1.9).
+// [1, x, …, x⁵]: the target of E000-5 (docs/papers.md §1.9).
 var ChebyshevU5 = []float64{0, 6, 0, -32, 0, 32}
 
 // Polynomial describes the non-linear function-fitting federation of E000-5
-// (PAPERS.md §1.9, paper 000, and §8): M clients, client i (0-based) only
+// (docs/papers.md §1.9, paper 000, and §8): M clients, client i (0-based) only
 // sees the disjoint interval [−1 + 2i/M, −1 + 2(i+1)/M), its n covariates
 // are the cell midpoints x_ij = a_i + (j + ½)(2/M)/n of a uniform grid on it,
 // the features are the monomials φ(x) = [1, x, …, x^Degree], and

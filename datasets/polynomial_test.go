@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/floats/scalar"
 )
 
-// TestPolynomialFederation checks the E000-5 setup of PAPERS.md §1.9 and §8
+// TestPolynomialFederation checks the E000-5 setup of docs/papers.md §1.9 and §8
 // from its definition: client i sees only [−1 + 2i/M, −1 + 2(i+1)/M), its
 // covariates are the cell midpoints of n equal cells, rows are the monomials
 // of x, and the labels scatter around U5(x) = 32x⁵ − 32x³ + 6x with the noise

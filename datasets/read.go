@@ -32,7 +32,7 @@ const maxLine = 64 << 20
 const MaxFeatureIndex = 1_000_000
 
 // MaxClasses bounds the classes of a classification task: every class is a
-// column of the one-hot targets of every client (PAPERS.md §8, paper 003).
+// column of the one-hot targets of every client (docs/papers.md §8, paper 003).
 const MaxClasses = 1000
 
 // checkEvery is how many lines the readers read between two looks at their

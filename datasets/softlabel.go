@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// SoftLabels describes the FedLRGD preset data (PAPERS.md §8 for paper 001,
+// SoftLabels describes the FedLRGD preset data (docs/papers.md §8 for paper 001,
 // with the Appendix-A loss of §2.8): features x ~ U[0,1]^d, a hidden truth
 // θ_true ~ U[−1,1]^d and soft labels y = sigmoid(4 θ_trueᵀ(x − 0.5)) ∈ [0,1].
 // The server holds Server samples and each of the Clients clients Samples,

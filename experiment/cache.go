@@ -4,7 +4,7 @@ import "sync"
 
 // cache keeps the last few prepared data sets by key, so that a re-run, or
 // a change of η, s, B or the racers, reuses the statistics instead of
-// recomputing them (DESIGN.md: "computed once per dataset and shared by
+// recomputing them (docs/design.md: "computed once per dataset and shared by
 // every algorithm and every re-run"). Each entry is built once: callers
 // asking for the same key at the same time wait for the first build. A
 // failed build is not kept.

@@ -11,7 +11,7 @@ import (
 
 // Engine runs scenarios. It owns the cache of prepared data, keyed by family
 // and Family.DataKey, so that a re-run, or a change of a parameter that does
-// not touch the data (η, s, the racers), reuses the statistics (DESIGN.md:
+// not touch the data (η, s, the racers), reuses the statistics (docs/design.md:
 // "computed once per dataset and shared by every algorithm and every
 // re-run"). The TUI and the command line each hold one; it is safe for
 // concurrent use.

@@ -55,7 +55,7 @@ func (f tracked) Racers(sc experiment.Scenario) []experiment.Racer {
 // TestCancelAfterRound cancels the context from inside emit after round k
 // and checks that exactly k points arrive, that Run reports
 // context.Canceled, and that no racer or goroutine outlives the race
-// (STYLE.md §5).
+// (docs/codebase.md §6).
 func TestCancelAfterRound(t *testing.T) {
 	for _, test := range []struct {
 		name   string

@@ -27,7 +27,7 @@ type Family interface {
 	// Name is the family's short key, e.g. "linear".
 	Name() string
 	// Paper names the paper the family implements, e.g.
-	// "000_8dadcc9301cefdf4.txt (PAPERS.md §1)".
+	// "000_8dadcc9301cefdf4.txt (docs/papers.md §1)".
 	Paper() string
 	// Presets are the family's named scenarios, in the order `fedscope
 	// presets` lists them.

@@ -67,7 +67,7 @@ func (r *Round) Value(i int) float64 {
 type Facts struct {
 	// Summary is the one-line description under the title (M clients, d,
 	// N, σ, heterogeneity…), with what is known once the data are ready
-	// (e.g. the realised Γ, PAPERS.md §8).
+	// (e.g. the realised Γ, docs/papers.md §8).
 	Summary string
 	// Charts names the metrics the run view draws, in order.
 	Charts []string
@@ -106,7 +106,7 @@ type Level struct {
 
 // ClusterInfo is what the cluster view needs to know about the data: the
 // true label and size of every client, the separation, and the stability
-// constants (PAPERS.md §8: "the UI should print gamma and kappa").
+// constants (docs/papers.md §8: "the UI should print gamma and kappa").
 type ClusterInfo struct {
 	K            int
 	Labels       []int

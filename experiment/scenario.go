@@ -22,7 +22,7 @@ type Scenario struct {
 	Rounds int    // communication rounds T (epochs for paper 001)
 	Seed   uint64 // master seed of every random draw
 	// Sweeps: the swept knob and its grid (Knob "" for a run), and the trials
-	// per grid value, with seeds Seed, Seed+1, … (PAPERS.md §8).
+	// per grid value, with seeds Seed, Seed+1, … (docs/papers.md §8).
 	Sweep  SweepSpec
 	Trials int
 	// Config is the family's own configuration, a value of the family's

@@ -6,14 +6,14 @@ import (
 )
 
 // Cluster indices are unidentifiable, so every clustering metric first
-// matches estimated clusters to true ones (PAPERS.md §5.1, §6, §8 for 004):
+// matches estimated clusters to true ones (docs/papers.md §5.1, §6, §8 for 004):
 //
 //	d(θ̂, θ*) = min_π max_j ‖θ̂_π(j) − θ*_j‖.
 //
 // The min over permutations of a max is a bottleneck assignment. For k ≤ 6
 // the k! permutations are enumerated; beyond, the bottleneck value is found
 // by bisection over the k² costs, each step asking the Hungarian algorithm
-// whether a perfect matching avoids every cost above the threshold (PAPERS.md
+// whether a perfect matching avoids every cost above the threshold (docs/papers.md
 // §8: "use the Hungarian algorithm beyond that"). Among the permutations that
 // reach the bottleneck value the one with the smallest total cost is chosen,
 // so that the matching is also sensible for the clusters that are not the

@@ -17,7 +17,7 @@ import (
 const contractionTol = 1e-6
 
 // Contraction returns FedNewton's contraction factor Υ, the spectral
-// radius of its exact error map (PAPERS.md §4.2–4.3, §6 "contraction"):
+// radius of its exact error map (docs/papers.md §4.2–4.3, §6 "contraction"):
 //
 //	E = Σ_j p_j (C_Dj + λI)⁻¹(C_Dj − C_D) = I − (Σ_j p_j H_j⁻¹) H,
 //	e_t = E e_{t−1}.
@@ -216,7 +216,7 @@ const (
 )
 
 // ContractionDiagnosis says why FedNewton's contraction factor Υ is what
-// it is, by two counterfactuals on the same features (PAPERS.md §4.3:
+// it is, by two counterfactuals on the same features (docs/papers.md §4.3:
 // Υ = Σ_j p_j P_j (2R_j + Δ_Dj/λ)(1 + Δ_Dj/λ) grows with the clients'
 // sampling error R_j, with their heterogeneity Δ_Dj, and as λ shrinks):
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // denseContraction builds FedNewton's error map explicitly,
-// E = Σ_j p_j (C_Dj + λI)⁻¹(C_Dj − C_D) with C_Dj = Φ_jᵀΦ_j/|D_j| (PAPERS.md
+// E = Σ_j p_j (C_Dj + λI)⁻¹(C_Dj − C_D) with C_Dj = Φ_jᵀΦ_j/|D_j| (docs/papers.md
 // §4.2), from the features of fm, and returns its spectral radius from
 // gonum's general (non-symmetric) eigen-solver: an independent truth for
 // Ridge.Contraction.

@@ -7,7 +7,7 @@ import (
 )
 
 // FedError selects how the federated error ‖θ_fed − θ_j*‖ of a client is
-// measured for the federation gain (PAPERS.md §1.8 and §8, paper 000).
+// measured for the federation gain (docs/papers.md §1.8 and §8, paper 000).
 type FedError int
 
 const (
@@ -17,7 +17,7 @@ const (
 	// FedErrorFinal is the error of the final round θ_T.
 	FedErrorFinal
 	// FedErrorLimit is the error of the closed-form fixed point θ_∞
-	// (PAPERS.md §1.6), what the iterates approach as T → ∞.
+	// (docs/papers.md §1.6), what the iterates approach as T → ∞.
 	FedErrorLimit
 )
 
@@ -46,9 +46,9 @@ func ParseFedError(s string) (FedError, error) {
 }
 
 // Gain returns the federation gain FG_j = local/federated error of a client
-// (PAPERS.md §1.8). Definition 1 of paper 000 uses squared errors; the
+// (docs/papers.md §1.8). Definition 1 of paper 000 uses squared errors; the
 // figures' magnitudes match the ratio of unsquared errors, which is the
-// default (PAPERS.md §7–§8), so squared selects the definition's version.
+// default (docs/papers.md §7–§8), so squared selects the definition's version.
 func Gain(local, federated float64, squared bool) float64 {
 	g := local / federated
 	if squared {
@@ -59,7 +59,7 @@ func Gain(local, federated float64, squared bool) float64 {
 
 // GainClients returns the clients whose federation gain the experiments of
 // paper 000 report: the first data-scarce client (n_j < d) and the first
-// data-rich one (n_j ≥ d), PAPERS.md §8 ("client choice"); −1 when the
+// data-rich one (n_j ≥ d), docs/papers.md §8 ("client choice"); −1 when the
 // federation has none of that kind.
 func GainClients(fed *datasets.Federation) (scarce, rich int) {
 	scarce, rich = -1, -1

@@ -24,7 +24,7 @@ const (
 // product of rows k and l of A. It is the Gram matrix ΦᵀΦ of features
 // stored feature-major (A = Φᵀ) and the kernel matrix ΦΦᵀ of features
 // stored sample-major (A = Φ), the work that dominates a ridge problem
-// with thousands of random features (PAPERS.md §4.4).
+// with thousands of random features (docs/papers.md §4.4).
 //
 // It replaces gonum's Dsyrk, which walks the whole output once per row of A
 // (memory-bound here): output rows are split into tasks run on all cores,

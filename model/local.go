@@ -33,7 +33,7 @@ func NewWorkspace(p *Problem, batch int) *Workspace {
 }
 
 // GDSteps runs `steps` full-batch gradient steps on l_i in place:
-// u ← u − η ∇l_i(u) = u − (η/n_i) X_iᵀ(X_i u − y_i) (PAPERS.md §1.3, FedAvg
+// u ← u − η ∇l_i(u) = u − (η/n_i) X_iᵀ(X_i u − y_i) (docs/papers.md §1.3, FedAvg
 // local update, paper 000).
 func (s *Stats) GDSteps(u []float64, eta float64, steps int, ws *Workspace) {
 	g := ws.dvec[:s.Dim]
@@ -43,7 +43,7 @@ func (s *Stats) GDSteps(u []float64, eta float64, steps int, ws *Workspace) {
 	}
 }
 
-// BatchNorm is how a minibatch step weighs its batch (PAPERS.md §1.5,
+// BatchNorm is how a minibatch step weighs its batch (docs/papers.md §1.5,
 // CORRECTED): the factor c in u ← u − η c X_bᵀ(X_b u − y_b). Its zero value
 // is the paper's reading.
 type BatchNorm int
@@ -55,7 +55,7 @@ const (
 	// gradient). It reproduces paper 000's Figs 2–3 and is the default.
 	NormLocal BatchNorm = iota
 	// NormBatch is c = 1/|b|, the per-batch mean 1/(2|b|)‖y_b − X_b u‖²: one
-	// pass is about n_i/B full-batch steps (the convention PAPERS.md §1.5
+	// pass is about n_i/B full-batch steps (the convention docs/papers.md §1.5
 	// recommended before its correction; kept as an option).
 	NormBatch
 )
@@ -94,7 +94,7 @@ func (n BatchNorm) Scale(clientRows, b int) float64 {
 // u ← u − η c X_bᵀ(X_b u − y_b), with c = 1/n_i (NormLocal: the gradient of
 // the batch's share of the local loss, so a pass is an incremental-gradient
 // version of one full step) or c = 1/|b| (NormBatch: the per-batch mean)
-// (PAPERS.md §1.5 CORRECTED and §8, E000-2).
+// (docs/papers.md §1.5 CORRECTED and §8, E000-2).
 func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, norm BatchNorm, ws *Workspace) {
 	uv := vec(u)
 	r := ws.nvec
@@ -111,7 +111,7 @@ func (s *Stats) MinibatchEpoch(u []float64, eta float64, perm []int, batch int, 
 }
 
 // ProxEpoch runs one pass of incremental proximal steps in place, one per
-// batch, each centred at the current local iterate (PAPERS.md §1.5 and §8),
+// batch, each centred at the current local iterate (docs/papers.md §1.5 and §8),
 // with the batch weight c of norm (1/n_i by default, 1/|b| with NormBatch):
 // u ← argmin_v (c/2)‖y_b − X_b v‖² + ‖v − u‖²/(2η)
 //
@@ -161,7 +161,7 @@ func (s *Stats) ProxEpoch(u []float64, eta float64, perm []int, batch int, norm 
 }
 
 // ProxFactor is the factorised exact proximal map of one client for one η
-// (PAPERS.md §1.4, FedProx, paper 000):
+// (docs/papers.md §1.4, FedProx, paper 000):
 // prox(θ) = argmin_u l_i(u) + ‖u − θ‖²/(2η) = (I + ηX_iᵀX_i/n_i)⁻¹ (θ + η X_iᵀy_i/n_i).
 type ProxFactor struct {
 	eta  float64

@@ -25,7 +25,7 @@ func rows(c datasets.Client, d int, idx []int) (*mat.Dense, *mat.VecDense) {
 }
 
 // proxSolve returns argmin_u 1/(2n)‖y − Xu‖² + ‖u − θ‖²/(2η), the solution of
-// (I + ηXᵀX/n) u = θ + ηXᵀy/n (PAPERS.md §1.4), by an LU solve.
+// (I + ηXᵀX/n) u = θ + ηXᵀy/n (docs/papers.md §1.4), by an LU solve.
 func proxSolve(x *mat.Dense, y *mat.VecDense, theta []float64, eta float64) []float64 {
 	n, d := x.Dims()
 	var a mat.Dense
@@ -69,7 +69,7 @@ func permutation(rng *rand.Rand, n int) []int {
 }
 
 // TestGDSteps checks s full-batch gradient steps u ← u − (η/n) Xᵀ(Xu − y)
-// (PAPERS.md §1.3) against a loop over the raw design.
+// (docs/papers.md §1.3) against a loop over the raw design.
 func TestGDSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i, test := range []struct {
@@ -100,7 +100,7 @@ func TestGDSteps(t *testing.T) {
 // consecutive batches of the permutation, the last one shorter when B does
 // not divide n: u ← u − η c X_bᵀ(X_b u − y_b) with c = 1/n (the batch's share
 // of the local loss, the default) or c = 1/b (the per-batch mean)
-// (PAPERS.md §1.5 CORRECTED).
+// (docs/papers.md §1.5 CORRECTED).
 func TestMinibatchEpoch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	for i, test := range []struct {
@@ -178,7 +178,7 @@ func TestMinibatchEpochByHand(t *testing.T) {
 	}
 }
 
-// TestProxFactor checks the exact proximal step of FedProx (PAPERS.md §1.4)
+// TestProxFactor checks the exact proximal step of FedProx (docs/papers.md §1.4)
 // for clients with a Gram matrix (n ≥ d, d×d Cholesky) and without (n < d,
 // Woodbury form with an n×n Cholesky): the result u satisfies the optimality
 // condition ∇l_i(u) + (u − θ)/η = 0 and equals an LU solve of
@@ -215,7 +215,7 @@ func TestProxFactor(t *testing.T) {
 }
 
 // TestProxEpoch checks the incremental minibatch proximal pass of
-// PAPERS.md §1.5/§8 under both batch weights c (1/n, the default, and 1/b):
+// docs/papers.md §1.5/§8 under both batch weights c (1/n, the default, and 1/b):
 // every single-batch step satisfies the optimality condition
 // c X_bᵀ(X_b u − y_b) + (u − u_prev)/η = 0 of its batch loss
 // (c/2)‖y_b − X_b u‖² centred at the previous iterate, and a whole epoch

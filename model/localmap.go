@@ -12,7 +12,7 @@ import (
 )
 
 // Local is one client's statistics in the form the affine round maps of
-// full-batch FedAvg and FedProx need (PAPERS.md §1.3, §1.4, §1.6), on the
+// full-batch FedAvg and FedProx need (docs/papers.md §1.3, §1.4, §1.6), on the
 // coordinates E its rows use and in the smaller of its two spaces:
 //
 //	Gram form   (n_i ≥ r):  G = X_EᵀX_E/n_i, r×r
@@ -166,7 +166,7 @@ func gatherTo(dst, x []float64, n, d int, support []int) {
 }
 
 // A local map is written u ↦ u − D u + v: D = I − T and v = t for the
-// affine local update u ↦ T u + t of PAPERS.md §1.3–§1.4. Composing two
+// affine local update u ↦ T u + t of docs/papers.md §1.3–§1.4. Composing two
 // commuting maps (first a, then b) gives
 //
 //	D_{a+b} = D_a + D_b − D_b D_a,   v_{a+b} = v_a + v_b − D_b v_a,
@@ -295,7 +295,7 @@ func symProduct(c, a, b []float64, r int) {
 }
 
 // ProxTerm sets dst (r×r) and v (r) to the exact proximal map of a
-// Gram-form client with parameter eta (PAPERS.md §1.4):
+// Gram-form client with parameter eta (docs/papers.md §1.4):
 // T = (I + ηG)⁻¹, t = η (I + ηG)⁻¹ b, written D = I − T, v = t. One Cholesky
 // factorisation serves both; work must hold r² numbers.
 func (l *Local) ProxTerm(eta float64, dst, v, work []float64) {

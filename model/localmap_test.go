@@ -64,7 +64,7 @@ func apply(dm, v []float64, coords []int, u []float64) []float64 {
 
 // TestLocalTerms checks every client's local map in the form of the round
 // maps against the update run on the raw design: s explicit gradient steps
-// u ← u − (η/n)Xᵀ(Xu − y) (PAPERS.md §1.3) and the proximal point by an LU
+// u ← u − (η/n)Xᵀ(Xu − y) (docs/papers.md §1.3) and the proximal point by an LU
 // solve of (I + ηXᵀX/n)u = θ + ηXᵀy/n (§1.4). The clients cover the Gram
 // form (n ≥ r), the kernel form (n < r), a covariate subspace in both forms
 // and in the compact layout, step counts that are and are not powers of

@@ -7,7 +7,7 @@ import (
 )
 
 // SampleLoss is a loss f(x; θ) of one sample x (features and label, as one
-// row) and a parameter θ ∈ R^p (paper 001, PAPERS.md §2.1).
+// row) and a parameter θ ∈ R^p (paper 001, docs/papers.md §2.1).
 type SampleLoss interface {
 	Params() int                      // p
 	Value(x, theta []float64) float64 // f(x; θ)
@@ -16,7 +16,7 @@ type SampleLoss interface {
 }
 
 // Logistic is the l2-regularised logistic loss with soft labels of paper
-// 001, Appendix A (PAPERS.md §2.8), for samples x = (x_1..x_d, y) with
+// 001, Appendix A (docs/papers.md §2.8), for samples x = (x_1..x_d, y) with
 // y ∈ [0,1] and no bias:
 //
 //	f(x, y; θ) = y log(1 + e^{−θᵀx}) + (1−y) log(1 + e^{θᵀx}) + (μ/2)‖θ‖²,
@@ -68,7 +68,7 @@ func dotN(a, b []float64, n int) float64 {
 	return s
 }
 
-// Federated is the empirical risk of paper 001 (PAPERS.md §2.1),
+// Federated is the empirical risk of paper 001 (docs/papers.md §2.1),
 // F(θ) = (1/n)[Σ_j f(x^(0,j); θ) + Σ_c Σ_j f(x^(c,j); θ)], n = ms + r,
 // over the server's samples and the clients' samples (rows of length Q).
 type Federated struct {

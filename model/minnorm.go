@@ -12,7 +12,7 @@ const condLimit = 1e12
 
 // MinNormLeastSquares returns the minimum-norm least-squares solution
 // θ̂ = X⁺y of the n×d design x (row-major) and responses y, the local
-// benchmark estimator of the federation gain (PAPERS.md §1.8, paper 000):
+// benchmark estimator of the federation gain (docs/papers.md §1.8, paper 000):
 //
 //	n ≥ d:  θ̂ = (XᵀX)⁻¹ Xᵀy          (ordinary least squares)
 //	n < d:  θ̂ = Xᵀ (XXᵀ)⁻¹ y         (the interpolant of least norm)

@@ -35,7 +35,7 @@ func lowRank(rng *rand.Rand, n, d, k int) []float64 {
 }
 
 // TestMinNormLeastSquaresPenrose checks that the estimator is the
-// Moore–Penrose pseudo-inverse (PAPERS.md §1.8: the local benchmark): the
+// Moore–Penrose pseudo-inverse (docs/papers.md §1.8: the local benchmark): the
 // matrix P it applies satisfies the four Penrose identities XPX = X,
 // PXP = P, (XP)ᵀ = XP, (PX)ᵀ = PX, which characterise X⁺ uniquely. Cases
 // cover n > d, n = d, n < d (the X_jᵀ(X_jX_jᵀ)⁻¹ branch), rank-deficient
@@ -211,7 +211,7 @@ func TestGDCoefficients(t *testing.T) {
 	}
 }
 
-// TestIntegratedSquare compares the exact integral of PAPERS.md §8 with a
+// TestIntegratedSquare compares the exact integral of docs/papers.md §8 with a
 // Monte-Carlo estimate on 10⁶ uniform points of [−1, 1] (2 × the sample mean
 // of the squared error): within 1 %, for the U5 target itself, a random
 // degree-5 error and a degree-11 one.

@@ -11,7 +11,7 @@ import (
 )
 
 // Mixture is a mixed-regression federation prepared for the two-phase
-// clustered algorithm (PAPERS.md §5, paper 004): the statistics of the
+// clustered algorithm (docs/papers.md §5, paper 004): the statistics of the
 // Phase-2 clients, their weights n_i/N, and the scoring that needs the true
 // labels. It is shared, read-only, by every racer and re-run.
 type Mixture struct {
@@ -49,7 +49,7 @@ func NewMixture(fed *datasets.MixtureFederation) *Mixture {
 }
 
 // Curvature returns max_i λ_max(X_iᵀX_i/n_i) over the Phase-2 clients,
-// computed once. γ = η·Curvature() is the stability constant of PAPERS.md
+// computed once. γ = η·Curvature() is the stability constant of docs/papers.md
 // §5.4 (γ < 1 required).
 func (m *Mixture) Curvature() float64 {
 	m.curvOnce.Do(func() {
@@ -62,7 +62,7 @@ func (m *Mixture) Curvature() float64 {
 	return m.curv
 }
 
-// GammaKappa returns the stability constants of PAPERS.md §5.4 for step η:
+// GammaKappa returns the stability constants of docs/papers.md §5.4 for step η:
 // γ = η max_i ‖φ(x_i)‖²/n_i and κ = γs/(1 − (1−γ)^s) for FedAvg with s local
 // steps, or κ = 1 + γ for FedProx (prox = true).
 func (m *Mixture) GammaKappa(eta float64, s int, prox bool) (gamma, kappa float64) {
@@ -85,7 +85,7 @@ func (m *Mixture) NewWorkspace() *Workspace {
 }
 
 // ResidualSq returns ‖y_i − X_i θ‖², the quantity a client minimises over the
-// cluster models to pick its label (PAPERS.md §5.4 step 2). It allocates
+// cluster models to pick its label (docs/papers.md §5.4 step 2). It allocates
 // nothing.
 func (s *Stats) ResidualSq(theta []float64) float64 {
 	var sum float64
@@ -103,7 +103,7 @@ type ClusterScore struct {
 	Perm         []int   // the best π: Perm[j] is the estimate matched to truth j
 	Misclustered float64 // fraction of Phase-2 clients whose relabelled assignment is wrong; NaN without assignments
 	// ClientError is Σ_i (n_i/N) ‖θ_{z_i,t} − θ*_{z*_i}‖, the error of the
-	// model each client uses (PAPERS.md §5.4, per-client error); NaN without
+	// model each client uses (docs/papers.md §5.4, per-client error); NaN without
 	// assignments.
 	ClientError float64
 	Assign      []int // assignments relabelled by Perm (comparable with the true labels); nil without assignments
@@ -135,7 +135,7 @@ func (m *Mixture) Score(centres []float64, assign []int) ClusterScore {
 
 // TruthMisclustered returns the fraction of the Phase-2 clients, and of
 // their data (weights n_i/N), that pick a wrong cluster when every client
-// chooses by the smallest residual at the true models θ* (PAPERS.md §5.4
+// chooses by the smallest residual at the true models θ* (docs/papers.md §5.4
 // step 2). It estimates the misclustering floor of Thm 2,
 // ν₁ = (1/N) Σ_i n_i p_e(n_i), p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²): no run of
 // Phase 2 is expected to misclassify fewer. Ties count as correct only when
@@ -161,7 +161,7 @@ func (m *Mixture) TruthMisclustered() (clients, data float64) {
 }
 
 // Phase2Truth is Phase 2 with the clients' labels held at the truth
-// (PAPERS.md §5.4, Lemma 1 with Λ_{j,t} fixed): cluster j's model follows the
+// (docs/papers.md §5.4, Lemma 1 with Λ_{j,t} fixed): cluster j's model follows the
 // affine map θ_j ← (I − H_j) θ_j + c_j with
 //
 //	H_j = Σ_{i: z_i = j} (n_i/N) (I − L_i),  c_j = Σ_{i: z_i = j} (n_i/N) b_i,

@@ -66,7 +66,7 @@ func TestTruthMisclustered(t *testing.T) {
 // TestPhase2AtTruth iterates Phase 2 with the labels held at the truth, one
 // cluster at a time, with the raw designs: θ_j ← θ_j + Σ_{i: z_i=j} (n_i/N)
 // (u_i − θ_j), u_i = s gradient steps u ← u − (η/n_i)X_iᵀ(X_i u − y_i) from θ_j
-// (FedAvg) or the proximal point solved by LU (FedProx) (PAPERS.md §5.4). The
+// (FedAvg) or the proximal point solved by LU (FedProx) (docs/papers.md §5.4). The
 // distance of its limit to the truths (the best of the two matchings of
 // k = 2) is Floor. The round map is affine, θ ↦ M_j θ + c_j, so its linear
 // part is read off column by column (M_j e_a = map(e_a) − map(0)); the

@@ -2,7 +2,7 @@ package model
 
 // IntegratedSquare returns ∫_{−1}^{1} (Σ_a δ_a x^a)² dx, the integrated
 // squared error of a polynomial fit whose monomial coefficients differ from
-// the truth's by δ (PAPERS.md §6, "integrated MSE", and §8, E000-5):
+// the truth's by δ (docs/papers.md §6, "integrated MSE", and §8, E000-5):
 //
 //	∫_{−1}^{1} x^{a+b} dx = 2/(a+b+1) for a+b even, 0 for a+b odd,
 //

@@ -15,7 +15,7 @@ import (
 
 // Problem is a federation prepared for the linear model: every statistic that
 // an algorithm or a metric needs, computed once and shared, read-only, by all
-// racers and every re-run on the same data (PAPERS.md §1, paper 000).
+// racers and every re-run on the same data (docs/papers.md §1, paper 000).
 type Problem struct {
 	Fed     *datasets.Federation
 	Dim     int
@@ -145,7 +145,7 @@ var localWork = sync.Pool{New: func() any { return &LocalWork{} }}
 // MinNormSolve returns the minimum-norm solution of A x = b for a symmetric
 // positive semi-definite d×d matrix A (row-major): a Cholesky solve when A is
 // positive definite, otherwise the pseudo-inverse solution from an SVD with
-// relative rank tolerance 1e-12 (PAPERS.md §1.6: "restricted to the reachable
+// relative rank tolerance 1e-12 (docs/papers.md §1.6: "restricted to the reachable
 // subspace" when XᵀX is singular).
 func MinNormSolve(a, b []float64, d int) []float64 {
 	x := make([]float64, d)
@@ -201,7 +201,7 @@ func (p *Problem) GradNormScratch() int { return p.Dim }
 
 // GradNorm returns ‖∇l(θ)‖ for the loss of the paper's plots,
 // l(θ) = (1/N) Σ_i ‖y_i − X_i θ‖² (no factor ½), whose gradient is
-// (2/N) Xᵀ(Xθ − y) = 2(Gθ − b) with the pooled statistics (PAPERS.md §1.2,
+// (2/N) Xᵀ(Xθ − y) = 2(Gθ − b) with the pooled statistics (docs/papers.md §1.2,
 // §7: exactly twice the gradient of the 1/(2N) objective).
 func (p *Problem) GradNorm(theta, scratch []float64) float64 {
 	g := scratch[:p.Dim]
@@ -215,7 +215,7 @@ func (p *Problem) GradNorm(theta, scratch []float64) float64 {
 }
 
 // EstError returns ‖θ − θ*‖, the estimation error against the common truth
-// (PAPERS.md §6).
+// (docs/papers.md §6).
 func (p *Problem) EstError(theta []float64) float64 { return Distance(theta, p.Fed.Truth) }
 
 // ClientError returns Σ_i w_i ‖θ − θ_i*‖, the error against each client's own

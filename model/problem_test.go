@@ -255,7 +255,7 @@ func TestCurvature(t *testing.T) {
 }
 
 // TestGradNorm checks ‖∇l(θ)‖ = (2/N)‖Xᵀ(Xθ − y)‖ for the loss of the
-// paper's plots, l(θ) = (1/N) Σ‖y_i − X_iθ‖² (PAPERS.md §1.2), from raw data.
+// paper's plots, l(θ) = (1/N) Σ‖y_i − X_iθ‖² (docs/papers.md §1.2), from raw data.
 func TestGradNorm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	for i, cfg := range []datasets.Linear{
@@ -363,7 +363,7 @@ func TestMinNormSolve(t *testing.T) {
 	}
 }
 
-// BenchmarkNewProblem prepares the paradox preset (E000-1, PAPERS.md §1.9):
+// BenchmarkNewProblem prepares the paradox preset (E000-1, docs/papers.md §1.9):
 // M = 25, d = 100, n_i = 500.
 func BenchmarkNewProblem(b *testing.B) {
 	fed, err := datasets.Linear{Clients: 25, Dim: 100, Samples: 500, Noise: 0.5}.Generate(1)

@@ -9,7 +9,7 @@ import (
 )
 
 // RFF is the random Fourier feature map of the FedNewton experiments
-// (PAPERS.md §4.4, paper 003):
+// (docs/papers.md §4.4, paper 003):
 //
 //	φ(x) = (1/√M) cos(Ωᵀx + b),  Ω ∈ R^{d×M} with i.i.d. N(0, 1/σ²) entries, b_k ~ U[0, 2π],
 //

@@ -34,7 +34,7 @@ func (d Identity) Dims() (in, out int) { return int(d), int(d) }
 func (d Identity) MapTo(dst, x []float64, n int) { copy(dst[:n*int(d)], x[:n*int(d)]) }
 
 // Ridge is a federation prepared for ridge regression in a finite feature
-// space (PAPERS.md §4.1, paper 003). With the normalised design of §4.1,
+// space (docs/papers.md §4.1, paper 003). With the normalised design of §4.1,
 // client j has the Hessian and right-hand side
 //
 //	H_j = Φ_jᵀΦ_j/|D_j| + λI,   b_j = Φ_jᵀY_j/|D_j|,
@@ -60,7 +60,7 @@ type Ridge struct {
 	B       []float64 // b = Φᵀy/|D|, M×C row-major
 	Pooled  *RidgeOp  // H
 
-	KRR  []float64 // w_KRR = H⁻¹b (PAPERS.md §4.1)
+	KRR  []float64 // w_KRR = H⁻¹b (docs/papers.md §4.1)
 	DKRR []float64 // w_DKRR = Σ p_j H_j⁻¹ b_j
 
 	TestPhi []float64 // test features, NTest×M
@@ -307,7 +307,7 @@ func (r *Ridge) Score(w []float64, ws *RidgeWork) Score {
 }
 
 // GradNorm returns ‖H W − b‖_F, the norm of the gradient of the global ridge
-// objective (PAPERS.md §4.1).
+// objective (docs/papers.md §4.1).
 func (r *Ridge) GradNorm(w []float64, ws *RidgeWork) float64 {
 	r.Pooled.MulTo(ws.U, w, r.C, ws.Scratch)
 	var s float64
@@ -319,7 +319,7 @@ func (r *Ridge) GradNorm(w []float64, ws *RidgeWork) float64 {
 }
 
 // ProxOps returns the operators of H_j + μI for every client (FedProx's
-// local systems, PAPERS.md §4.5), factorised once per μ and cached.
+// local systems, docs/papers.md §4.5), factorised once per μ and cached.
 func (r *Ridge) ProxOps(mu float64) ([]*RidgeOp, error) {
 	r.proxMu.Lock()
 	defer r.proxMu.Unlock()

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
-// pendigits reads the shared LIBSVM files (PAPERS.md §4.7, Table 3) or
+// pendigits reads the shared LIBSVM files (docs/papers.md §4.7, Table 3) or
 // skips the benchmark.
 func pendigits(b *testing.B) (train, test *datasets.Set) {
 	const dir = "../../shared/data/"

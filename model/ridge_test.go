@@ -10,7 +10,7 @@ import (
 )
 
 // TestRFFKernel checks the feature map against the Gaussian kernel it
-// approximates: 2·φ(x)ᵀφ(y) → exp(−‖x−y‖²/(2σ²)) (PAPERS.md §4.4, with the
+// approximates: 2·φ(x)ᵀφ(y) → exp(−‖x−y‖²/(2σ²)) (docs/papers.md §4.4, with the
 // paper's 1/√M scaling), with a root-mean-square error over pairs that
 // falls like 1/√M: quadrupling M halves it (within sampling noise).
 func TestRFFKernel(t *testing.T) {

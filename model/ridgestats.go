@@ -14,13 +14,13 @@ import (
 )
 
 // RidgeStats are the statistics of a ridge problem in feature space that do
-// not depend on λ (PAPERS.md §4.1): every client's right-hand side
+// not depend on λ (docs/papers.md §4.1): every client's right-hand side
 // b_j = Φ_jᵀY_j/|D_j| and either its Gram matrix Φ_jᵀΦ_j/|D_j| (|D_j| ≥ M)
 // or its features Φ_j and kernel matrix Φ_jΦ_jᵀ (|D_j| < M), the same for
 // the pooled data, and the test features. The random features and the Gram
 // matrices — nearly all the work — are computed once; At(λ) then costs one
 // Cholesky factorisation per Hessian, so that tuning λ over a grid
-// (PAPERS.md §4.6) does not rebuild them for every value.
+// (docs/papers.md §4.6) does not rebuild them for every value.
 type RidgeStats struct {
 	M, C    int // feature dimension, outputs (1, or the number of classes)
 	Classes int // 0 for regression
@@ -184,7 +184,7 @@ func (s *RidgeStats) pooledStats() *hessianStats {
 }
 
 // pool sums the clients' statistics into the pooled ones, in client order:
-// H = Σ p_j H_j, b = Σ p_j b_j (PAPERS.md §4.1).
+// H = Σ p_j H_j, b = Σ p_j b_j (docs/papers.md §4.1).
 func (s *RidgeStats) pool() *hessianStats {
 	m := s.M
 	h := &hessianStats{n: s.N, b: make([]float64, m*s.C)}

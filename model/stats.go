@@ -8,7 +8,7 @@ import (
 )
 
 // Stats holds what the squared loss of one client needs,
-// l_i(θ) = 1/(2 n_i) ‖y_i − X_i θ‖² (PAPERS.md §1.2, paper 000).
+// l_i(θ) = 1/(2 n_i) ‖y_i − X_i θ‖² (docs/papers.md §1.2, paper 000).
 //
 // When n_i ≥ d the Gram matrix X_iᵀX_i/n_i is cheaper to apply than the raw
 // design (d² against 2·n_i·d per product), so it is computed once and kept;
@@ -80,7 +80,7 @@ func (s *Stats) HessianTo(dst, u, scratch []float64) {
 	blas64.Gemv(blas.Trans, 1/float64(s.N), xm, vec(r), 0, vec(dst))
 }
 
-// GradientTo sets dst = ∇l_i(u) = (1/n_i) X_iᵀ(X_i u − y_i) (PAPERS.md §1.2).
+// GradientTo sets dst = ∇l_i(u) = (1/n_i) X_iᵀ(X_i u − y_i) (docs/papers.md §1.2).
 func (s *Stats) GradientTo(dst, u, scratch []float64) {
 	s.HessianTo(dst, u, scratch)
 	for k, b := range s.XtY {

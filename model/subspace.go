@@ -20,9 +20,9 @@ import (
 // P Q lies in the null space of X_i: there a gradient step or a proximal
 // step leaves θ unchanged, so the local map of FedAvg (s steps) and of
 // FedProx is the identity plus a correction confined to span(P Q)
-// (PAPERS.md §1.3–§1.4, closed forms of the local maps).
+// (docs/papers.md §1.3–§1.4, closed forms of the local maps).
 //
-// In the covariate-subspace model of E000-4 (PAPERS.md §1.9) a client's rows
+// In the covariate-subspace model of E000-4 (docs/papers.md §1.9) a client's rows
 // live on r of the d coordinates, so the decomposition costs O(n r²+ r³)
 // instead of O(n d² + d³), and for n_i < r the n_i×n_i kernel X X ᵀ is
 // decomposed instead of the r×r Gram matrix.
@@ -192,7 +192,7 @@ func (sp *SubspaceSpectrum) AddVecTo(c []float64, w float64, g []float64) {
 }
 
 // GDCoefficients returns, for s full-batch gradient steps with step η along
-// an eigen-direction of curvature λ (PAPERS.md §1.3, A = I − ηΛ):
+// an eigen-direction of curvature λ (docs/papers.md §1.3, A = I − ηΛ):
 //
 //	pow  = (1 − ηλ)^s
 //	comp = 1 − (1 − ηλ)^s
@@ -216,7 +216,7 @@ func GDCoefficients(lambda, eta float64, s int) (pow, comp, geo float64) {
 }
 
 // ProxCoefficients returns, for the exact proximal step with parameter η
-// along an eigen-direction of curvature λ (PAPERS.md §1.4,
+// along an eigen-direction of curvature λ (docs/papers.md §1.4,
 // u ← (1 + ηλ)⁻¹(u + η b̃)): mult = 1/(1 + ηλ), comp = 1 − mult = ηλ/(1 + ηλ)
 // and the input gain geo = η/(1 + ηλ).
 func ProxCoefficients(lambda, eta float64) (mult, comp, geo float64) {

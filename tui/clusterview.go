@@ -13,7 +13,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// The cluster view draws a clustered race (DESIGN.md, "Cluster panel"): on
+// The cluster view draws a clustered race (docs/design.md, "Cluster panel"): on
 // the left one row per client, grouped by true cluster, one column per
 // round, newest on the right, each cell the cluster the client picked in
 // that round; on the right the family's two charts with the boundary

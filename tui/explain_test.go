@@ -165,7 +165,7 @@ func TestThemeKeyCycles(t *testing.T) {
 }
 
 // parseCommand reads a command line of `y` back into a scenario the way the
-// command line does (internal/cli): the preset, the early assignments,
+// command line does (cli): the preset, the early assignments,
 // --rounds and --seed, then the others.
 func parseCommand(t *testing.T, line string) experiment.Scenario {
 	t.Helper()

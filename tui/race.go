@@ -27,7 +27,7 @@ const (
 
 // Playback: the simulation computes as fast as it can and streams in the
 // background; the view reveals its rounds at a pace a class can follow
-// (DESIGN.md, "Playback"). < and > move along the ladder; maxPace reveals
+// (docs/design.md, "Playback"). < and > move along the ladder; maxPace reveals
 // every round as soon as it is computed.
 var (
 	maxPace    = MaxPace

@@ -12,7 +12,7 @@ import (
 type Runner func(ctx context.Context, sc experiment.Scenario, obs experiment.Observer) (experiment.Result, error)
 
 // Messages of a run. Every one carries the id of the run that sent it, so
-// messages of a cancelled run are recognised and dropped (STYLE.md §3).
+// messages of a cancelled run are recognised and dropped (docs/codebase.md §3).
 type (
 	progressMsg struct {
 		runID    int
@@ -138,7 +138,7 @@ func nextBatch[T any](ch <-chan tea.Msg, unpack func(tea.Msg) (int, T, bool),
 }
 
 // stream is the life cycle of one background computation feeding a view
-// (STYLE.md §3): its id, its cancellation, the channel it sends on and
+// (docs/codebase.md §3): its id, its cancellation, the channel it sends on and
 // whether a read is armed. The race views and the sweep view each embed one.
 type stream struct {
 	runID   int

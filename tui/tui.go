@@ -1,6 +1,6 @@
 // Package tui is the Bubble Tea program of fedscope: the run, cluster and
 // sweep views with their charts, keys, help and pickers, and the adapter that
-// streams a running experiment into Bubble Tea messages (STYLE.md §3). It is
+// streams a running experiment into Bubble Tea messages (docs/codebase.md §3). It is
 // the only package that imports the terminal libraries.
 package tui
 
@@ -23,7 +23,7 @@ const releaseAfter = 500 * time.Millisecond
 // ctx is cancelled.
 //
 // fedscope's main owns SIGINT, SIGTERM and SIGHUP and cancels ctx on them
-// (internal/cli.Interrupt), so the program runs without Bubble Tea's own
+// (cli.Interrupt), so the program runs without Bubble Tea's own
 // signal handler: two handlers of the same signals deadlocked, Bubble
 // Tea's blocking on a message loop that had stopped while the shutdown
 // waited for it. The cancelled ctx kills the program, which restores the

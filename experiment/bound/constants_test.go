@@ -31,7 +31,7 @@ func rawOf(d *Data) raw {
 func (r raw) row(i, j int) []float64 { return r.x[i][j*dim : (j+1)*dim] }
 
 // sampleGrad is the gradient of the one-sample loss (wᵀx_j − y_j)² of the
-// toy example (PAPERS.md §3.3: mean squared error, no ½).
+// toy example (docs/papers.md §3.3: mean squared error, no ½).
 func (r raw) sampleGrad(i, j int, w []float64) []float64 {
 	x := r.row(i, j)
 	g := make([]float64, dim)
@@ -49,7 +49,7 @@ func (r raw) grad(i int, w []float64) []float64 {
 	return g
 }
 
-// fullGrad is ∇F(w) = (1/M) Σ_i ∇F_i(w) (uniform weights, PAPERS.md §3.1).
+// fullGrad is ∇F(w) = (1/M) Σ_i ∇F_i(w) (uniform weights, docs/papers.md §3.1).
 func (r raw) fullGrad(w []float64) []float64 {
 	g := make([]float64, dim)
 	for i := range r.x {
@@ -123,7 +123,7 @@ func ballPoint(rng *rand.Rand, c []float64, rad float64, onSphere bool) []float6
 // near reports whether a and b agree to the relative tolerance rel.
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }
 
-// TestBoundConstants checks the constants of Thm 2.1 (PAPERS.md §3.2) on a
+// TestBoundConstants checks the constants of Thm 2.1 (docs/papers.md §3.2) on a
 // small instance against quantities computed here from the raw data:
 // x* from the normal equations, F* = F(x*), D = ‖x⁽⁰⁾ − x*‖ with x⁽⁰⁾ = 0,
 // L = max_i 2 λ_max(X_iᵀX_i/n_i) (every F_i is L-smooth: its Hessian is
@@ -198,7 +198,7 @@ func TestBoundConstants(t *testing.T) {
 }
 
 // TestBoundFormula checks Bound, BoundFloor and DriftBound against Thm 2.1
-// and the client-drift lemma of PAPERS.md §3.2 written out by hand:
+// and the client-drift lemma of docs/papers.md §3.2 written out by hand:
 //
 //	D²/(2ητT) + ησ²/M + 4τη²Lσ² + 18τ²η²Lζ²   and   18τ²η²ζ² + 4τη²σ².
 func TestBoundFormula(t *testing.T) {

@@ -11,14 +11,14 @@ import (
 // dim is the model dimension of the toy problem: two features and a bias.
 const dim = 3
 
-// Data is the toy federation of PAPERS.md §8 (002) with the constants of
+// Data is the toy federation of docs/papers.md §8 (002) with the constants of
 // Thm 2.1 estimated on it.
 type Data struct {
 	Clients []Client
 	Star    []float64 // x* = argmin F, from the normal equations
 	FStar   float64   // F(x*)
 
-	// Constants of Thm 2.1 (PAPERS.md §3.2), see estimate.
+	// Constants of Thm 2.1 (docs/papers.md §3.2), see estimate.
 	L      float64 // smoothness: max_i 2 λ_max(X_iᵀX_i/n_i)
 	D      float64 // ‖x⁽⁰⁾ − x*‖ = ‖x*‖ (x⁽⁰⁾ = 0)
 	Sigma2 float64 // σ², bound of the stochastic gradients' variance
@@ -36,7 +36,7 @@ type Client struct {
 	C float64   // mean of y², so F_i(w) = wᵀHw/2 − Bᵀw + C
 }
 
-// generate draws the federation (PAPERS.md §8, 002): two Gaussian classes
+// generate draws the federation (docs/papers.md §8, 002): two Gaussian classes
 // in R² with means (+1,+1) (y = +1) and (−1,−1) (y = −1) and identity
 // covariance, plus a constant feature for the bias; client i's share p_i of
 // the +1 class is drawn from Dir(c, c) = Beta(c, c), and each of its points
@@ -71,7 +71,7 @@ func generate(clients, samples int, c float64, seed uint64) *Data {
 }
 
 // stats computes H_i, B_i and C_i of F_i(w) = (1/n) Σ (wᵀx_j − y_j)²
-// (PAPERS.md §3.3: mean squared error, no ½).
+// (docs/papers.md §3.3: mean squared error, no ½).
 func (c *Client) stats() {
 	n := len(c.Y)
 	c.H, c.B = make([]float64, dim*dim), make([]float64, dim)
@@ -135,7 +135,7 @@ func (c *Client) F(w []float64) float64 {
 	return q/2 - dot(c.B, w) + c.C
 }
 
-// estimate sets the constants of Thm 2.1 (PAPERS.md §3.2) on the data.
+// estimate sets the constants of Thm 2.1 (docs/papers.md §3.2) on the data.
 // The loss is quadratic, so the variance and the dissimilarity are unbounded
 // over all of R³; as the theorem is applied to the iterates, both suprema are
 // taken over the ball ‖x − x*‖ ≤ D, D = ‖x⁽⁰⁾ − x*‖ (the iterates of a

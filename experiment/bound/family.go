@@ -1,5 +1,5 @@
 // Package bound is the family of paper 002 (`002_180ceb86164b5329.txt`,
-// PAPERS.md §3 and §8): FedAvg with τ local SGD steps and uniform averaging
+// docs/papers.md §3 and §8): FedAvg with τ local SGD steps and uniform averaging
 // on the notes' toy classifier, with the convergence bound of Thm 2.1 and
 // the client-drift lemma drawn over the measured curves.
 //
@@ -23,7 +23,7 @@ type Family struct{}
 func (Family) Name() string { return "bound" }
 
 // Paper implements experiment.Family.
-func (Family) Paper() string { return "002_180ceb86164b5329.txt (PAPERS.md §3)" }
+func (Family) Paper() string { return "002_180ceb86164b5329.txt (docs/papers.md §3)" }
 
 // Config is the family's part of a scenario.
 type Config struct {
@@ -58,7 +58,7 @@ func (Family) Presets() []experiment.Preset {
 		Build:   fedavgBound}}
 }
 
-// fedavgBound is the toy example of PAPERS.md §8 (002): M = 10 clients with
+// fedavgBound is the toy example of docs/papers.md §8 (002): M = 10 clients with
 // 100 points each, class shares from Dir(1, 1), τ = 5 single-sample SGD
 // steps, η = 1/(4L), uniform averaging, T = 100 rounds.
 func fedavgBound() experiment.Scenario {
@@ -134,7 +134,7 @@ func (Family) Help(experiment.Scenario) string {
 		"σ², ζ are bounded over the ball ‖x − x*‖ ≤ D, where the iterates stay."
 }
 
-// metrics are the per-round metrics (PAPERS.md §3.2, §8).
+// metrics are the per-round metrics (docs/papers.md §3.2, §8).
 var metrics = []experiment.Metric{
 	{Name: "subopt", Caption: "suboptimality F(x_t) − F*", Short: "F−F*", Log: true},
 	{Name: "subopt_avg", Caption: "running average of F(x̄) − F* over all local steps", Short: "avg F(x̄)−F*", Log: true, Bound: "bound"},
@@ -177,7 +177,7 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 
 // runner runs FedAvg with step eta (0: 1/(4L) of the data) and reports the
 // bounds beside the measured values, after round 0: the start x⁽⁰⁾ = 0
-// (PAPERS.md §8), where no local step has run yet, so the running average,
+// (docs/papers.md §8), where no local step has run yet, so the running average,
 // its bound (D²/(2ητT) at T = 0) and the drift are not measured there.
 func runner(eta float64, tau int, seed uint64) func(context.Context, any, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {

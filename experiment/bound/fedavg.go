@@ -23,14 +23,14 @@ type round struct {
 // streams (0..M−1).
 const samplingStream = 1 << 40
 
-// fedAvg is Algorithm 1 of paper 002 (PAPERS.md §3.1): every round, each
+// fedAvg is Algorithm 1 of paper 002 (docs/papers.md §3.1): every round, each
 // client starts from x⁽ᵗ⁾ and runs τ SGD steps x ← x − η g_i(x), g_i one
 // stochastic gradient 2(xᵀx_j − y_j)x_j at a point j drawn uniformly from
-// its data (batch 1, PAPERS.md §8); the server adds the uniform average of
+// its data (batch 1, docs/papers.md §8); the server adds the uniform average of
 // the updates, Δ = (1/M) Σ_i (x_i^(t,τ) − x⁽ᵗ⁾), so x⁽ᵗ⁺¹⁾ = x̄^(t,τ). The
 // shadow average x̄^(t,k) = (1/M) Σ_i x_i^(t,k) is measured at every local
 // step (the loop runs k = 1..τ: the notes' "k ∈ {0..τ}" is the off-by-one
-// of PAPERS.md §7). Client i samples with its own stream, so the run is
+// of docs/papers.md §7). Client i samples with its own stream, so the run is
 // deterministic in the seed.
 func fedAvg(ctx context.Context, d *Data, eta float64, tau, rounds int, seed uint64, emit func(round)) error {
 	m := len(d.Clients)
@@ -105,13 +105,13 @@ func (d *Data) accuracy(w []float64) float64 {
 	return float64(right) / float64(n)
 }
 
-// Bound is the right-hand side of Thm 2.1 (PAPERS.md §3.2) after T rounds:
+// Bound is the right-hand side of Thm 2.1 (docs/papers.md §3.2) after T rounds:
 //
 //	D²/(2ητT) + ησ²/M + 4τη²Lσ² + 18τ²η²Lζ².
 //
 // Only the first term falls with T: with a constant η the bound has the
 // floor ησ²/M + 4τη²Lσ² + 18τ²η²Lζ² (the notes' closing "= O(1/(τT))"
-// ignores it, PAPERS.md §7).
+// ignores it, docs/papers.md §7).
 func Bound(d *Data, eta float64, tau, T, m int) float64 {
 	return d.D*d.D/(2*eta*float64(tau*T)) + BoundFloor(d, eta, tau, m)
 }
@@ -122,7 +122,7 @@ func BoundFloor(d *Data, eta float64, tau, m int) float64 {
 	return eta*d.Sigma2/float64(m) + 4*t*eta*eta*d.L*d.Sigma2 + 18*t*t*eta*eta*d.L*d.Zeta*d.Zeta
 }
 
-// DriftBound is the client-drift lemma's bound (PAPERS.md §3.2):
+// DriftBound is the client-drift lemma's bound (docs/papers.md §3.2):
 // E‖x_i^(t,k) − x̄^(t,k)‖² ≤ 18τ²η²ζ² + 4τη²σ².
 func DriftBound(d *Data, eta float64, tau int) float64 {
 	t := float64(tau)

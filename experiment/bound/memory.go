@@ -4,7 +4,7 @@ import "github.com/fedscope/fedscope/experiment"
 
 // Memory implements experiment.MemoryEstimator (issue 13): the toy
 // federation's rows (x1, x2, 1) and labels, M·n × (3+1), each client's
-// Hessian and gradient constants (PAPERS.md §3.2), and the rows of the run
+// Hessian and gradient constants (docs/papers.md §3.2), and the rows of the run
 // table.
 func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	c := cfg(sc)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
-	"github.com/fedscope/fedscope/internal/guardtest"
+	"github.com/fedscope/fedscope/experiment/guardtest"
 )
 
 func TestMemoryGuard(t *testing.T) {

@@ -59,7 +59,7 @@ func run(t *testing.T, sc experiment.Scenario) (*Data, [][]experiment.Round) {
 	return res.Data.(*Data), rounds
 }
 
-// TestPresetUnderBound runs the fedavg-bound preset (PAPERS.md §8, 002:
+// TestPresetUnderBound runs the fedavg-bound preset (docs/papers.md §8, 002:
 // M = 10 × 100 points, Dir(1) classes, τ = 5, η = 1/(4L), T = 100) and checks
 // Thm 2.1 and the client-drift lemma (§3.2) on every round: the running
 // average of F(x̄) − F* stays under the bound, and the drift under its bound.
@@ -88,7 +88,7 @@ func TestPresetUnderBound(t *testing.T) {
 	}
 }
 
-// fedAvgByHand is Algorithm 1 of PAPERS.md §3.1 written out on the raw data:
+// fedAvgByHand is Algorithm 1 of docs/papers.md §3.1 written out on the raw data:
 // each round every client takes τ single-sample SGD steps from x⁽ᵗ⁾,
 // drawing its sample indices from its own stream (seed, samplingStream+i),
 // and x⁽ᵗ⁺¹⁾ is the uniform average. It returns per round x⁽ᵗ⁺¹⁾, F(x⁽ᵗ⁺¹⁾) −
@@ -138,7 +138,7 @@ func fedAvgByHand(r raw, fStar, eta float64, tau, rounds int, seed uint64) (xs [
 }
 
 // TestRunningAverage checks that subopt_avg is Thm 2.1's left side, the mean
-// of F(x̄^(t,k)) − F* over all τ·t local steps so far (PAPERS.md §3.2):
+// of F(x̄^(t,k)) − F* over all τ·t local steps so far (docs/papers.md §3.2):
 // against FedAvg recomputed by hand on the raw data with the same sampling,
 // and, with τ = 1 (where the shadow iterate after the round's one step is
 // the new global model), through the identity
@@ -183,7 +183,7 @@ func TestRunningAverage(t *testing.T) {
 }
 
 // TestOneClientIsSGD: with M = 1 there is nothing to average, so T rounds of
-// τ local steps are τ·T steps of plain single-sample SGD (PAPERS.md §3.1):
+// τ local steps are τ·T steps of plain single-sample SGD (docs/papers.md §3.1):
 // the global model after round t is SGD's iterate after τ·t steps, the same
 // as the τ = 1 run's after round τ·t, and the drift is 0.
 func TestOneClientIsSGD(t *testing.T) {
@@ -218,7 +218,7 @@ func TestOneClientIsSGD(t *testing.T) {
 }
 
 // TestBoundSameSeedSameBytes: same seed → byte-identical output whatever the
-// number of CPUs (DESIGN.md), data prepared afresh; another seed changes it.
+// number of CPUs (docs/design.md), data prepared afresh; another seed changes it.
 func TestBoundSameSeedSameBytes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	output := func(sc experiment.Scenario) string {

@@ -1,5 +1,5 @@
 // Package linear is the family of paper 000 (`000_8dadcc9301cefdf4.txt`,
-// PAPERS.md §1): FedAvg and FedProx on Gaussian linear federations — the
+// docs/papers.md §1): FedAvg and FedProx on Gaussian linear federations — the
 // stationary-point paradox (Figs 1–3), the federation gain against model and
 // covariate heterogeneity (Figs 4–5) and the polynomial fit (Fig 6).
 package linear
@@ -21,7 +21,7 @@ type Family struct{}
 func (Family) Name() string { return "linear" }
 
 // Paper implements experiment.Family.
-func (Family) Paper() string { return "000_8dadcc9301cefdf4.txt (PAPERS.md §1)" }
+func (Family) Paper() string { return "000_8dadcc9301cefdf4.txt (docs/papers.md §1)" }
 
 // kind is what a scenario of the family does.
 type kind int
@@ -45,7 +45,7 @@ type Config struct {
 	Squared    bool                   // sweeps: federation gain as the ratio of squared errors
 	// RatioOfMeans averages FG over the trials as the trial-averaged local
 	// error over the trial-averaged federated error (fg_stat=ratio_of_means)
-	// instead of the mean of the per-trial FG (PAPERS.md §8 CORRECTED).
+	// instead of the mean of the per-trial FG (docs/papers.md §8 CORRECTED).
 	RatioOfMeans bool
 }
 
@@ -115,7 +115,7 @@ func (Family) Help(sc experiment.Scenario) string {
 }
 
 // summary is the line under the title of a run; realised is the realised
-// max-pairwise Γ once the data are drawn (PAPERS.md §8: show it), NaN before.
+// max-pairwise Γ once the data are drawn (docs/papers.md §8: show it), NaN before.
 func summary(c Config, realised float64) string {
 	d := c.Data
 	var b strings.Builder

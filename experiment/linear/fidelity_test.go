@@ -78,7 +78,7 @@ func meanStd(xs []float64) (float64, float64) {
 }
 
 // minNorm is the minimum-norm least-squares estimate Xᵀ(XXᵀ)⁻¹y of a client
-// with fewer rows than columns, or (XᵀX)⁻¹Xᵀy with more (PAPERS.md §1.8),
+// with fewer rows than columns, or (XᵀX)⁻¹Xᵀy with more (docs/papers.md §1.8),
 // solved with gonum.
 func minNorm(t *testing.T, c datasets.Client, d int) []float64 {
 	x := mat.NewDense(c.N, d, c.X)
@@ -112,7 +112,7 @@ func minNorm(t *testing.T, c datasets.Client, d int) []float64 {
 // map the sweep uses — from θ_0 = 0; the federated error is the minimum over
 // rounds 0…T of ‖θ_t − θ_j*‖. Then FG_t = local_t / fed_t and, over the
 // trials: fg_*_mean = the mean of FG_t and fg_*_std its sample standard
-// deviation (PAPERS.md §8 CORRECTED), fg_*_median/p10/p90 its quantiles, and
+// deviation (docs/papers.md §8 CORRECTED), fg_*_median/p10/p90 its quantiles, and
 // with fg_stat=ratio_of_means the mean local error over the minimum over
 // rounds of the mean federated error curve. gamma_realised is the max
 // pairwise distance of the trial's truths.

@@ -38,7 +38,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
 			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
 		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
-			"the paper's reading, PAPERS.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
+			"the paper's reading, docs/papers.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
 			func(c *Config) string { return c.BatchNorm.String() },
 			func(c *Config, v string) error {
 				n, err := model.ParseBatchNorm(v)
@@ -87,7 +87,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 				return err
 			})
 		if c.Kind == fedGainKind {
-			// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (PAPERS.md §8).
+			// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (docs/papers.md §8).
 			fedErr = fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit"))
 		}
 		out = append(out, experiment.TrialsKnob(), fedErr)
@@ -176,7 +176,7 @@ func stepBatch(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
 
 // stepSubspace moves the covariate subspace dimension r along its ladder,
 // with r = d (stored as 0, no covariate shift) at the top, and rescales η in
-// proportion to r as E000-4 does (PAPERS.md §1.9: η = 0.1·r/d keeps the
+// proportion to r as E000-4 does (docs/papers.md §1.9: η = 0.1·r/d keeps the
 // local steps stable as rows scaled by √(d/r) stiffen the local Hessians).
 func stepSubspace(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
 	experiment.Update(&sc, func(c *Config) {

@@ -8,7 +8,7 @@ import (
 
 // Memory implements experiment.MemoryEstimator (issue 13): the float64
 // arrays of model.NewProblem and of the racers for the scenario's
-// federation (PAPERS.md §1.2 for the statistics):
+// federation (docs/papers.md §1.2 for the statistics):
 //   - the design and responses, N × (d+1), and the clients' truths;
 //   - per client with n_i ≥ d its Gram matrix X_iᵀX_i/n_i, and as much
 //     again for its eigenvectors (full-batch FedAvg with s ≥ 2, FedProx)

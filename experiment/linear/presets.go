@@ -24,7 +24,7 @@ func (f Family) Presets() []experiment.Preset {
 	}
 }
 
-// paradox is E000-1 (PAPERS.md §1.9): M = 25, d = 100, n_i = 500, σ = 0.5,
+// paradox is E000-1 (docs/papers.md §1.9): M = 25, d = 100, n_i = 500, σ = 0.5,
 // η = 0.1, one common θ*, racers FedAvg s = 1, 5, 10 and FedProx, T = 150 (§8).
 // FedAvg s=10 follows the local_steps knob so that −/+ change it live.
 func paradox() experiment.Scenario {
@@ -46,7 +46,7 @@ func paradox() experiment.Scenario {
 	}
 }
 
-// The sweep presets of paper 000 (PAPERS.md §1.9, defaults of §8).
+// The sweep presets of paper 000 (docs/papers.md §1.9, defaults of §8).
 
 // checkData validates the federation of a sweep's point scenario.
 func checkData(p experiment.Scenario) error { return cfg(p).Data.Validate() }
@@ -66,7 +66,7 @@ func fedGainBase() experiment.Scenario {
 
 // fedGainModel is E000-3: FG against model heterogeneity Γ over 25
 // log-spaced values in [0.01, 30] (3 significant digits), radius scheme,
-// federated error = minimum over T = 200 rounds (PAPERS.md §8). The swept Γ
+// federated error = minimum over T = 200 rounds (docs/papers.md §8). The swept Γ
 // is the perturbation radius; the paper's Γ is the realised max pairwise
 // distance (≈ 1.59× the radius at M = 20, d = 100), written as
 // gamma_realised and offered as the x axis.
@@ -81,7 +81,7 @@ func fedGainModel() experiment.Scenario {
 
 // fedGainCovariate is E000-4: FG against the covariate subspace dimension
 // r = 1, …, 100, one common truth, η = 0.1·r/d, federated error = the
-// closed-form limit (PAPERS.md §8: small r makes iterating slow).
+// closed-form limit (docs/papers.md §8: small r makes iterating slow).
 func fedGainCovariate() experiment.Scenario {
 	sc := fedGainBase()
 	sc.Rounds = 2000
@@ -103,7 +103,7 @@ func fedGainCovariate() experiment.Scenario {
 
 // polynomialSweep is E000-5: the integrated MSE of fitting U5 against the
 // samples per client n_i = 1, …, 10 (N = 20, …, 200), 500 trials, federated
-// fit = the closed-form fixed point (PAPERS.md §8); the x axis can show N,
+// fit = the closed-form fixed point (docs/papers.md §8); the x axis can show N,
 // the paper's.
 func polynomialSweep() experiment.Scenario {
 	sc := paradox()

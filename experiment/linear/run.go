@@ -10,7 +10,7 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// metrics are the per-round metrics of a run (PAPERS.md §6). The gradient
+// metrics are the per-round metrics of a run (docs/papers.md §6). The gradient
 // norm is that of the paper's plotted loss ℓ(θ) = (1/N) Σ‖y_i − X_iθ‖², twice
 // the gradient of the 1/(2N) objective FedAvg s=1 minimises (§1.2, §7).
 var metrics = []experiment.Metric{
@@ -107,7 +107,7 @@ func (r resolved) mapSpec() algorithms.MapSpec {
 }
 
 // runner adapts a FedAvg/FedProx racer to the engine: round 0 first, the
-// common start θ_0 = 0 (PAPERS.md §8), then the algorithm's rounds; each
+// common start θ_0 = 0 (docs/papers.md §8), then the algorithm's rounds; each
 // carries the metrics in the family's order, the last the error of pooled
 // least squares (a constant of the data, repeated for the CSV column). specs
 // are the round maps of every full-batch racer of the scenario, prepared

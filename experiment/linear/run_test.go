@@ -26,7 +26,7 @@ func race(t *testing.T, sc experiment.Scenario) (*experiment.Table, experiment.F
 }
 
 // TestRoundZero checks that every racer's rows start at round 0, θ_0 = 0
-// (PAPERS.md §8): the estimation error is ‖θ*‖ and the gradient norm
+// (docs/papers.md §8): the estimation error is ‖θ*‖ and the gradient norm
 // ‖(2/N) Σ_i X_iᵀy_i‖ of ℓ = (1/N)Σ‖y_i − X_iθ‖² at 0, both computed here
 // from the generated data; rounds 1…T follow.
 func TestRoundZero(t *testing.T) {
@@ -56,7 +56,7 @@ func TestRoundZero(t *testing.T) {
 		}
 	}
 	// The column's caption (in the JSON-lines header and on the chart) says
-	// which loss grad_norm differentiates (PAPERS.md §1.2, §7).
+	// which loss grad_norm differentiates (docs/papers.md §1.2, §7).
 	if i := experiment.MetricIndex(metrics, "grad_norm"); i < 0 || !strings.Contains(metrics[i].Caption, "ℓ = (1/N)Σ‖y − Xθ‖²") {
 		t.Errorf("the grad_norm caption does not say which loss it differentiates")
 	}

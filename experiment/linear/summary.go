@@ -15,7 +15,7 @@ const SavingTol = 0.05
 // tol of its final value, |e_t − e_T| ≤ tol·e_T for every later t, reading
 // rounds[k], errs[k] in order (the curve may start at round 0). It measures
 // the third claim of paper 000's Fig 1: s local steps cut the rounds to
-// converge about s-fold (PAPERS.md §1.9, E000-1). −1 when the curve is empty,
+// converge about s-fold (docs/papers.md §1.9, E000-1). −1 when the curve is empty,
 // the slices differ in length, or its final value is not a finite number
 // > 0.
 func RoundsToReach(rounds []int, errs []float64, tol float64) int {

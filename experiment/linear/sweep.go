@@ -16,7 +16,7 @@ import (
 
 // SweepMetrics implements experiment.Sweeper: per trial, the federation gain
 // FG = ‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖ (squared on request) of the first
-// data-scarce and the first data-rich client (E000-3/4, PAPERS.md §1.8–§1.9),
+// data-scarce and the first data-rich client (E000-3/4, docs/papers.md §1.8–§1.9),
 // θ̂_j the client's minimum-norm least-squares estimate, with its median and
 // 10–90 % spread over the trials and, where Γ varies, the realised Γ; or the
 // exact integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
@@ -54,7 +54,7 @@ type fgRole struct{ gainer, stat int }
 // reports: per gainer, FG (charted, with its median as the Spread line and,
 // on the r axis, the mark at r = n_j) and its median, 10 % and 90 %
 // quantiles (one column each); then the realised max-pairwise Γ when Γ
-// varies or is set (PAPERS.md §8: show it; the x axis of Fig 4).
+// varies or is set (docs/papers.md §8: show it; the x axis of Fig 4).
 func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole) {
 	c := cfg(sc)
 	var ms []experiment.SweepMetric
@@ -91,7 +91,7 @@ func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole)
 // square there, and the min-norm error σ²tr((X_jᵀX_j)⁻¹) of a Gaussian design
 // has infinite expectation for |n_j − r| ≤ 1 (inverse Wishart), so single
 // trials spike (FG in the thousands) and the mean over trials is unstable
-// (PAPERS.md §8 CORRECTED).
+// (docs/papers.md §8 CORRECTED).
 func squareMarks(sc experiment.Scenario, j int) []experiment.Mark {
 	if sc.Sweep.Knob != "subspace_dim" || len(sc.Sweep.Grid) == 0 {
 		return nil
@@ -141,7 +141,7 @@ func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64
 }
 
 // SweepStat implements experiment.Sweeper: the federation gain aggregates
-// over the trials as PAPERS.md §8 says (fedGainStat); the polynomial's
+// over the trials as docs/papers.md §8 says (fedGainStat); the polynomial's
 // metrics are plain means, but for 1/MSE, the inverse of the mean MSE.
 func (Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
 	if cfg(sc).Kind == polynomialKind {
@@ -229,7 +229,7 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 }
 
 // localEstimate is a client's minimum-norm least-squares estimate θ̂_j = X_j⁺y_j
-// (PAPERS.md §1.8), zero outside its covariate subspace.
+// (docs/papers.md §1.8), zero outside its covariate subspace.
 func localEstimate(fed *datasets.Federation, c *datasets.Client) []float64 {
 	if !fed.Compact || c.Support == nil {
 		return model.MinNormLeastSquaresOn(c.X, c.Y, c.N, fed.Dim, c.Support)
@@ -274,7 +274,7 @@ func fedGainSplit(row []float64, j int) (gamma, local float64, curve []float64) 
 	return row[0], row[1+j], row[1+k+j*n : 1+k+(j+1)*n]
 }
 
-// fedGainStat aggregates FG over the trials (PAPERS.md §8 CORRECTED). Per
+// fedGainStat aggregates FG over the trials (docs/papers.md §8 CORRECTED). Per
 // trial t, FG_t = local_t / fed_t, fed_t the minimum over rounds of that
 // trial's federated error curve (its final value or the limit in the other
 // fed_error modes), both squared with fg_ratio=squared. The FG metric is
@@ -437,7 +437,7 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 
 // federatedErrors returns, for every racer, the k errors that errs measures
 // of its federated model: at the closed-form limit, at the final round T, or
-// the minimum over rounds t = 0, …, T from θ_0 = 0 (PAPERS.md §8), each
+// the minimum over rounds t = 0, …, T from θ_0 = 0 (docs/papers.md §8), each
 // error minimised separately.
 func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
 	errs func(theta, out []float64), buf *evalBuffers) ([][]float64, error) {

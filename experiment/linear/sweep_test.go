@@ -17,7 +17,7 @@ import (
 // raw data with gonum: the local estimate of each gain client by SVD
 // pseudo-inverse, and the federated model by QR least squares on the pooled
 // data — with Γ = 0 the limit of FedAvg s = 1 is pooled least squares
-// (PAPERS.md §1.6) — so FG_j = ‖X_j⁺y_j − θ*‖ / ‖θ_LS − θ*‖ (§1.8).
+// (docs/papers.md §1.6) — so FG_j = ‖X_j⁺y_j − θ*‖ / ‖θ_LS − θ*‖ (§1.8).
 func TestFedGainAgainstRawData(t *testing.T) {
 	sc := sweepScenario(t, "fedgain-model")
 	p, err := sc.PointScenario(0, 2)
@@ -61,7 +61,7 @@ func TestFedGainAgainstRawData(t *testing.T) {
 
 // TestFedErrorModes checks the three federated-error modes against each
 // other: min ≤ final, and final → limit for many rounds (the closed-form
-// fixed point of the round map, PAPERS.md §1.6); the squared ratio is the
+// fixed point of the round map, docs/papers.md §1.6); the squared ratio is the
 // square of the ratio of norms.
 func TestFedErrorModes(t *testing.T) {
 	sc := sweepScenario(t, "fedgain-model")
@@ -103,7 +103,7 @@ func TestFedErrorModes(t *testing.T) {
 }
 
 // TestPolynomialSweepRate checks the shape the minimax theory predicts for
-// E000-5 (PAPERS.md §1.9): for FedAvg s = 1, the pooled least-squares fit,
+// E000-5 (docs/papers.md §1.9): for FedAvg s = 1, the pooled least-squares fit,
 // MSE falls like 1/N: N·MSE changes by less than a factor 2 over N = 20…200
 // while MSE itself falls by about 10, with 200 trials.
 func TestPolynomialSweepRate(t *testing.T) {
@@ -126,7 +126,7 @@ func TestPolynomialSweepRate(t *testing.T) {
 	}
 }
 
-// TestFedGainStatSection8 checks the FG statistic against PAPERS.md §8,
+// TestFedGainStatSection8 checks the FG statistic against docs/papers.md §8,
 // computed here from each trial's own evaluation: the trial-averaged local
 // error over the minimum across rounds of the trial-averaged federated error
 // curve, the curves recomputed by iterating FedAvg independently of the
@@ -135,7 +135,7 @@ func TestFedGainStatSection8(t *testing.T) {
 	sc := sweepScenario(t, "fedgain-model")
 	sc.Trials = 3
 	sc.Rounds = 40
-	// The statistic PAPERS.md §8 recommended before its correction, kept as
+	// The statistic docs/papers.md §8 recommended before its correction, kept as
 	// fg_stat=ratio_of_means; the default, the mean of the per-trial FG, is
 	// tested in fidelity_test.go.
 	if err := sc.Set("fg_stat", "ratio_of_means"); err != nil {

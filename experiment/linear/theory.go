@@ -28,7 +28,7 @@ func lsTheory(c Config) []experiment.Level {
 // fedGainTheory is Thm 5's thresholds on the model-heterogeneity sweep (paper
 // 000, §1.8): a data-scarce client (n_j < d) gains while
 // Γ ≲ √(1 − n_j/d)·‖θ_j*‖, a data-rich one while Γ ≲ σ√(d/n_j), with
-// ‖θ_j*‖ ≈ ‖θ*‖ ≈ √d (θ* ~ N(0, I_d), PAPERS.md §8). Γ there is the
+// ‖θ_j*‖ ≈ ‖θ*‖ ≈ √d (θ* ~ N(0, I_d), docs/papers.md §8). Γ there is the
 // realised max pairwise distance; the sweep's knob is the perturbation
 // radius, so the marks sit at the radius whose realised Γ is the threshold,
 // using the ratio realised/radius of the first trial's draw.

@@ -20,7 +20,7 @@ var epsilonGrid = []float64{1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6
 // Metrics of the complexity sweep.
 const (
 	// OracleMetric is the federated oracle complexity Γ (Definition 1,
-	// PAPERS.md §2.3) at the first epoch with F(θ_t) − F* ≤ ε, averaged over
+	// docs/papers.md §2.3) at the first epoch with F(θ_t) − F* ≤ ε, averaged over
 	// the trials that reached ε.
 	OracleMetric = "oracle"
 	// ReachedMetric is the fraction of trials that reached ε within the
@@ -30,7 +30,7 @@ const (
 	EpochsMetric = "epochs"
 )
 
-// lowRankComplexity is paper 001's claim as a sweep (PAPERS.md §2.5–2.6):
+// lowRankComplexity is paper 001's claim as a sweep (docs/papers.md §2.5–2.6):
 // the federated oracle complexity Γ each racer needs to reach a
 // suboptimality ε, over ε from 1e-2 to 1e-7, for FedLRGD with r = 5, 10,
 // 20, 40 and FedAvg with b = 10, on the lowrank preset's data (m = 100,

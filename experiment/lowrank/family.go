@@ -1,5 +1,5 @@
 // Package lowrank is the family of paper 001 (`001_7cbbc8d4aab6065c.txt`,
-// PAPERS.md §2): FedLRGD against its local-SGD FedAvg baseline on the
+// docs/papers.md §2): FedLRGD against its local-SGD FedAvg baseline on the
 // soft-label logistic loss of Appendix A, with the suboptimality drawn
 // against the federated oracle complexity.
 package lowrank
@@ -21,9 +21,9 @@ type Family struct{}
 func (Family) Name() string { return "lowrank" }
 
 // Paper implements experiment.Family.
-func (Family) Paper() string { return "001_7cbbc8d4aab6065c.txt (PAPERS.md §2)" }
+func (Family) Paper() string { return "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)" }
 
-// Config is the family's part of a scenario (PAPERS.md §8, 001): m clients
+// Config is the family's part of a scenario (docs/papers.md §8, 001): m clients
 // with s samples in d features and a server with Server samples; FedAvg's
 // b is LocalSteps.
 type Config struct {
@@ -67,7 +67,7 @@ var racerKinds = []experiment.RacerKind{
 
 // Ladders of the live keys.
 var (
-	rankLadder  = []float64{3, 5, 10, 20, 40} // PAPERS.md §8, 001
+	rankLadder  = []float64{3, 5, 10, 20, 40} // docs/papers.md §8, 001
 	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
 )
 
@@ -79,7 +79,7 @@ func (Family) Presets() []experiment.Preset {
 	}
 }
 
-// lowRank is the FedLRGD preset of PAPERS.md §8 (paper 001): soft-label
+// lowRank is the FedLRGD preset of docs/papers.md §8 (paper 001): soft-label
 // logistic loss with μ = 0.1 in d = 5, m = 100 clients with s = 50 samples,
 // a server with R = 40 samples, FedLRGD with r = 3, 5, 10 (follows `rank`)
 // and 40, S = 200, step 1/L1, φ = 100, τ = 1, against FedAvg with b = 10
@@ -182,7 +182,7 @@ func (Family) Help(experiment.Scenario) string {
 	return "Suboptimality F(θ_t) − F* and the gradient norm per epoch; x switches the x axis to the cumulative federated oracle complexity Γ."
 }
 
-// metrics are the per-epoch metrics (PAPERS.md §2.3, §6).
+// metrics are the per-epoch metrics (docs/papers.md §2.3, §6).
 var metrics = []experiment.Metric{
 	{Name: "suboptimality", Caption: "suboptimality F(θ_t) − F*", Short: "F−F*", Log: true},
 	{Name: "oracle", Caption: "federated oracle complexity Γ", Short: "Γ", Log: true, XAxis: true},

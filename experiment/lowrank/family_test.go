@@ -11,7 +11,7 @@ import (
 
 // TestLowRankShape: a short lowrank run with racers from `algorithms=`
 // succeeds and its CSV starts with the suboptimality and the cost columns
-// of the federated oracle complexity (PAPERS.md §2.3). (It was the last
+// of the federated oracle complexity (docs/papers.md §2.3). (It was the last
 // check of the old TestNewtonRoundsShape.)
 func TestLowRankShape(t *testing.T) {
 	cat := experiment.NewCatalog(Family{})

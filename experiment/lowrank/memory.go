@@ -5,7 +5,7 @@ import (
 )
 
 // Memory implements experiment.MemoryEstimator (issue 13): the float64
-// arrays of the soft-label data and of the racers (PAPERS.md §2.3):
+// arrays of the soft-label data and of the racers (docs/papers.md §2.3):
 //   - the samples (x, y) of the clients and of the server, (m·s + r) ×
 //     (d+1), with a slice header per client;
 //   - per FedLRGD racer of rank r, for each of the p parameters, the r×r

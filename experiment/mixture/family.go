@@ -1,5 +1,5 @@
 // Package mixture is the family of paper 004 (`004_af561a7097fa151a.txt`,
-// PAPERS.md §5): clustered federated learning for mixed regression — FedMD
+// docs/papers.md §5): clustered federated learning for mixed regression — FedMD
 // (Phase 1) then FedX + clustering (Phase 2), raced against Phase 2 from a
 // random start, with the clients' cluster assignments drawn live.
 package mixture
@@ -23,7 +23,7 @@ type Family struct{}
 func (Family) Name() string { return "mixture" }
 
 // Paper implements experiment.Family.
-func (Family) Paper() string { return "004_af561a7097fa151a.txt (PAPERS.md §5)" }
+func (Family) Paper() string { return "004_af561a7097fa151a.txt (docs/papers.md §5)" }
 
 // Config is the family's part of a scenario: the data and Phase 1, and the
 // step size η and local steps s of Phase 2. Scenario.Rounds counts the
@@ -58,7 +58,7 @@ func (Family) Presets() []experiment.Preset {
 		Build:   mixture}}
 }
 
-// mixture is the preset of PAPERS.md §8 (004): d = 10, k = 3, Σ_j = I, R = 2,
+// mixture is the preset of docs/papers.md §8 (004): d = 10, k = 3, Σ_j = I, R = 2,
 // Δ ≥ 1.5, σ = 0.5, p uniform; Phase 1 with l = 40, m = 4000 fresh 2-point
 // clients, T1 = 48, T2 = 20, ε = 0.1; Phase 2 on M = 1000 heavy-tailed
 // clients (sizes up to 300) with FedAvg s = 5, η = 0.03, T' = 150. Two
@@ -154,7 +154,7 @@ func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error
 	return sc, nil
 }
 
-// metrics are the per-round metrics (PAPERS.md §5.5, §6).
+// metrics are the per-round metrics (docs/papers.md §5.5, §6).
 var metrics = []experiment.Metric{
 	{Name: "phase", Caption: "phase (1 FedMD, 2 FedX + clustering)", Short: "phase"},
 	{Name: "cluster_dist", Caption: "cluster distance d(θ_t, θ*)", Short: "d(θ,θ*)", Log: true},
@@ -191,7 +191,7 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 }
 
 // runner adapts a clustered racer to the engine: first round 0, the models
-// the racer starts from (PAPERS.md §8: anchors at θ_0 = 0; the random
+// the racer starts from (docs/papers.md §8: anchors at θ_0 = 0; the random
 // models of the baseline), no client having picked a cluster yet, then the
 // racer's rounds with their warnings.
 func runner(alg algorithms.MixtureAlgorithm) func(context.Context, any, int, func(experiment.Round)) error {
@@ -261,7 +261,7 @@ func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 }
 
 // anchorFacts says how many anchors Phase 1 uses and why, and warns when a
-// cluster has none (PAPERS.md §5.2, Thm 1: n_H ≥ ln N / p_min anchors put one
+// cluster has none (docs/papers.md §5.2, Thm 1: n_H ≥ ln N / p_min anchors put one
 // in every cluster with high probability).
 func anchorFacts(f *experiment.Facts, c Config, seed uint64, p *model.Mixture) {
 	n, need, auto := c.anchors(seed)
@@ -269,13 +269,13 @@ func anchorFacts(f *experiment.Facts, c Config, seed uint64, p *model.Mixture) {
 	how := "given"
 	if auto {
 		how = "⌈ln N / p_min⌉"
-		f.Notes = append(f.Notes, fmt.Sprintf("%d anchors = ⌈ln N / p_min⌉ with N = %d Phase-2 points and p_min = %.3g (PAPERS.md §5.2): "+
+		f.Notes = append(f.Notes, fmt.Sprintf("%d anchors = ⌈ln N / p_min⌉ with N = %d Phase-2 points and p_min = %.3g (docs/papers.md §5.2): "+
 			"then every cluster gets one with probability ≳ 1 − k/N", n, p.N, pmin))
 		if n < need {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("⌈ln N / p_min⌉ = %d anchors exceed the limit of %d: capped", need, maxAnchors))
 		}
 	} else if n < need {
-		f.Warnings = append(f.Warnings, fmt.Sprintf("anchors=%d is below ⌈ln N / p_min⌉ = %d (PAPERS.md §5.2): a cluster may get no anchor; anchors=0 uses %d",
+		f.Warnings = append(f.Warnings, fmt.Sprintf("anchors=%d is below ⌈ln N / p_min⌉ = %d (docs/papers.md §5.2): a cluster may get no anchor; anchors=0 uses %d",
 			n, need, need))
 	}
 	f.Params = append(f.Params, experiment.Param{Name: "anchors", Value: float64(n), How: how})
@@ -291,12 +291,12 @@ func anchorFacts(f *experiment.Facts, c Config, seed uint64, p *model.Mixture) {
 	}
 	if len(missing) > 0 {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("cluster %s has no anchor among the %d: Phase 1 cannot find its model, so Phase 2 starts without it "+
-			"and its clients join other clusters (PAPERS.md §5.2 needs n_H ≥ ln N / p_min = %d)", strings.Join(missing, ", "), n, need))
+			"and its clients join other clusters (docs/papers.md §5.2 needs n_H ≥ ln N / p_min = %d)", strings.Join(missing, ", "), n, need))
 	}
 }
 
 // separationFacts measures how many clients pick a wrong cluster even at the
-// true models — the misclustering floor ν of Thm 2 (PAPERS.md §5.4:
+// true models — the misclustering floor ν of Thm 2 (docs/papers.md §5.4:
 // ν ≥ (1/N) Σ n_i p_e(n_i), p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²)) — and warns
 // when it is so high that Δ/σ is below what the theory needs.
 func separationFacts(f *experiment.Facts, c Config, p *model.Mixture) {
@@ -307,7 +307,7 @@ func separationFacts(f *experiment.Facts, c Config, p *model.Mixture) {
 	if clients > misclusteredAlarm {
 		f.Warnings = append(f.Warnings, fmt.Sprintf("Δ/σ = %.2g is below what the theory needs: even at the true models %.0f %% of the clients "+
 			"(%.0f %% of the data) pick a wrong cluster, so no run can cluster better; the misclustering floor of Thm 2, "+
-			"p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²), is only small when Δ ≳ σ and clients hold many points (PAPERS.md §5.4)",
+			"p_e(n) = 4k exp(−c n (1 ∧ Δ²/σ²)²), is only small when Δ ≳ σ and clients hold many points (docs/papers.md §5.4)",
 			p.Fed.Delta/c.Noise, 100*clients, 100*share))
 	}
 }

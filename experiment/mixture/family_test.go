@@ -50,7 +50,7 @@ func lastRounds(t *testing.T, sc experiment.Scenario) (experiment.Result, []expe
 	return res, last
 }
 
-// TestMixturePresetReachesTruth runs the §8 preset end to end (PAPERS.md §8,
+// TestMixturePresetReachesTruth runs the §8 preset end to end (docs/papers.md §8,
 // 004) and checks the claims of paper 004 (Thm 2–3) that the issue asks to
 // see: with the seed fixed, the two phases end within 0.1·Δ of the truths
 // and misclassify fewer than 5 % of the clients holding ≥ 10 points; on
@@ -177,7 +177,7 @@ func TestMixtureOutput(t *testing.T) {
 }
 
 // TestMixtureSameBytes checks byte-identical output across GOMAXPROCS for
-// the mixture family, data generated afresh each time (DESIGN.md).
+// the mixture family, data generated afresh each time (docs/design.md).
 func TestMixtureSameBytes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	sc := mixturePreset(t, append(slices.Clone(smallMix), "seed=3", "local=fedprox")...)
@@ -196,7 +196,7 @@ func TestMixtureSameBytes(t *testing.T) {
 // TestMixtureKnobs checks that the mixture keys change the scenario: the
 // configuration, the racers' labels, the separation of the drawn truths and
 // the textual value of a list. (Keys of other families refused on the
-// command line are checked by internal/cli's TestMixtureKnobs.)
+// command line are checked by cli's TestMixtureKnobs.)
 func TestMixtureKnobs(t *testing.T) {
 	sc := mixturePreset(t, "k=4", "delta=1", "delta_assumed=2", "weights=1,1,2,4", "local=fedprox", "eta=0.1")
 	m := cfg(sc)

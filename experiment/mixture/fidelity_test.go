@@ -14,7 +14,7 @@ func scenario(t *testing.T, seed uint64, rounds int, kv ...string) experiment.Sc
 	t.Helper()
 	sc := Family{}.Presets()[0].Scenario()
 	sc.Seed = seed
-	// These tests were written for PAPERS.md §8's T = 12 Phase-1 rounds
+	// These tests were written for docs/papers.md §8's T = 12 Phase-1 rounds
 	// (the preset now takes 30): their rounds and seeds count on it.
 	if err := sc.Set("phase1_rounds", "12"); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func roundWarnings(rs []experiment.Round) map[int]string {
 
 // TestAnchorsScaleWithK checks the default anchor count on the seeds where
 // the preset's former 12 anchors left a cluster of k = 5 without one
-// (seeds 8 and 10; PAPERS.md §5.2 asks for n_H ≥ ln N / p_min): it is
+// (seeds 8 and 10; docs/papers.md §5.2 asks for n_H ≥ ln N / p_min): it is
 // ⌈ln N / p_min⌉ with N the Phase-2 points summed here from the generated
 // clients and p_min = 1/5, every cluster then holds an anchor, nothing is
 // said about anchors, and the run clusters well. With anchors=12 the same

@@ -7,7 +7,7 @@ import (
 )
 
 // Memory implements experiment.MemoryEstimator (issue 13): the float64
-// arrays of the population and of the two racers (PAPERS.md §5.2–§5.4),
+// arrays of the population and of the two racers (docs/papers.md §5.2–§5.4),
 // with the Phase-2 client sizes drawn exactly as the generator draws them
 // (Mixture.LabelsAndSizes, k·M draws, no data):
 //   - the Phase-2 clients' rows, Σ n_i × (d+1), the anchors' points and

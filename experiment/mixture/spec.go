@@ -7,7 +7,7 @@ import (
 )
 
 // Spec describes the mixed-regression data and the Phase-1 parameters of
-// the two-phase algorithm (paper 004, PAPERS.md §5 and the preset of §8).
+// the two-phase algorithm (paper 004, docs/papers.md §5 and the preset of §8).
 type Spec struct {
 	Clients int     // M Phase-2 clients, heavy-tailed sizes
 	Dim     int     // d
@@ -17,7 +17,7 @@ type Spec struct {
 	MinSep  float64 // truths are redrawn until Δ ≥ MinSep
 	Delta   float64 // Δ: 0 keeps the drawn separation, > 0 rescales the truths to it
 	// DeltaAssumed is the Δ handed to FedMD; 0 means the true separation
-	// (PAPERS.md §8: the algorithm assumes Δ known; "misspecified Δ" knob).
+	// (docs/papers.md §8: the algorithm assumes Δ known; "misspecified Δ" knob).
 	DeltaAssumed float64
 	Weights      []float64 // mixing weights p; nil = uniform
 	CovRatio     float64   // β/α of the per-cluster covariances; 0 = Σ_j = I
@@ -36,7 +36,7 @@ type Spec struct {
 
 // data returns the generator of the federation for a seed: the anchors
 // hold 2·l·T points and the pool m·T clients in fresh-data mode, 2·l and m
-// when data are reused (PAPERS.md §8); the anchor count is resolved
+// when data are reused (docs/papers.md §8); the anchor count is resolved
 // (anchors).
 func (m Spec) data(seed uint64) datasets.Mixture {
 	d := m.base()
@@ -59,7 +59,7 @@ func (m Spec) base() datasets.Mixture {
 const maxAnchors = 1000
 
 // anchors returns the number of anchor clients n_H: the given one, or, when
-// Anchors is 0, the theory's n_H = ⌈ln N / p_min⌉ (PAPERS.md §5.2, Thm 1:
+// Anchors is 0, the theory's n_H = ⌈ln N / p_min⌉ (docs/papers.md §5.2, Thm 1:
 // then every cluster holds an anchor with probability about 1 − k/N, since
 // k(1 − p_min)^{n_H} ≤ k·exp(−p_min n_H) ≤ k/N), with N the Phase-2 points
 // of this seed and p_min the smallest mixing weight; at least k and at most
@@ -81,7 +81,7 @@ func (m Spec) anchors(seed uint64) (n, need int, auto bool) {
 	return min(max(need, m.K), maxAnchors), need, true
 }
 
-// AnchorsFor is the anchor count of PAPERS.md §5.2 (Thm 1), ⌈ln N / p_min⌉,
+// AnchorsFor is the anchor count of docs/papers.md §5.2 (Thm 1), ⌈ln N / p_min⌉,
 // for N points and mixing weights p.
 func AnchorsFor(n int, p []float64) int {
 	pmin := math.Inf(1)

@@ -1,5 +1,5 @@
 // Package newton is the family of paper 003 (`003_e9274c8da9a67e14.txt`,
-// PAPERS.md §4): ridge regression in random-feature space with KRR, DKRR,
+// docs/papers.md §4): ridge regression in random-feature space with KRR, DKRR,
 // FedNewton, FedAvg and FedProx racers, on the synthetic FedNewton data
 // (Figs 3–5) or on a user's data file (Table 3).
 package newton
@@ -20,7 +20,7 @@ type Family struct{}
 func (Family) Name() string { return "newton" }
 
 // Paper implements experiment.Family.
-func (Family) Paper() string { return "003_e9274c8da9a67e14.txt (PAPERS.md §4)" }
+func (Family) Paper() string { return "003_e9274c8da9a67e14.txt (docs/papers.md §4)" }
 
 // Data is everything Prepare reads: the synthetic data or the data file, the
 // split, and the ridge model in feature space.

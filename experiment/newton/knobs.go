@@ -10,7 +10,7 @@ import (
 var (
 	etaLadder   = experiment.Decades([]float64{1, 1.5, 2, 3, 5, 7}, -4, 2)
 	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
-	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // PAPERS.md §8, 003
+	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // docs/papers.md §8, 003
 )
 
 // Knobs implements experiment.Family.

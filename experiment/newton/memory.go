@@ -28,7 +28,7 @@ type ridgeSize struct {
 }
 
 // statistics returns the numbers model.NewRidge and the FedProx racers
-// hold for the clients' and the pooled Hessians (PAPERS.md §4.1):
+// hold for the clients' and the pooled Hessians (docs/papers.md §4.1):
 //   - when |D| ≥ M the pooled H is primal, and every client first forms
 //     its M×M Gram matrix (all are alive until they are summed): m·M²;
 //     a client with |D_j| < M also keeps Φ_j and its |D_j|² kernel factor;

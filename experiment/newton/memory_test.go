@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
-	"github.com/fedscope/fedscope/internal/guardtest"
+	"github.com/fedscope/fedscope/experiment/guardtest"
 )
 
 func apply(t *testing.T, sc experiment.Scenario, sets ...string) experiment.Scenario {

@@ -11,7 +11,7 @@ func (Family) Presets() []experiment.Preset {
 	}
 }
 
-// newtonRounds is E003-5 (PAPERS.md §4.7, §8): synthetic data with α = 0.01
+// newtonRounds is E003-5 (docs/papers.md §4.7, §8): synthetic data with α = 0.01
 // and β = 0.001, m = 20 clients with |D_j| = 500, d = 10, noise variance
 // 0.2, 2500 test points, M = 200 random features, FedAvg learning rate
 // 0.001 with s = 2 (Table 2), 20 rounds; bandwidth σ² = 10, Table 2's 0.1

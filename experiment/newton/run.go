@@ -13,7 +13,7 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// metrics are the per-round metrics of a run (PAPERS.md §4.7, §6).
+// metrics are the per-round metrics of a run (docs/papers.md §4.7, §6).
 var metrics = []experiment.Metric{
 	{Name: "test_mse", Caption: "test MSE", Short: "MSE"},
 	{Name: "test_acc", Caption: "test accuracy", Short: "acc"},
@@ -332,7 +332,7 @@ func isLIBSVM(path string) bool {
 // Facts implements experiment.Family: test MSE (or accuracy, for classes)
 // and the distance to KRR are charted. Once the data are ready the summary
 // and Params carry the bandwidth σ² and λ (and how each was chosen) and
-// FedNewton's contraction factor Υ (PAPERS.md §4.2–4.3), and a Υ ≥ 1 is a
+// FedNewton's contraction factor Υ (docs/papers.md §4.2–4.3), and a Υ ≥ 1 is a
 // warning that names its cause (model.Ridge.Diagnose).
 func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
 	p, _ := data.(*Prepared)

@@ -26,7 +26,7 @@ func runCSV(t *testing.T, sc experiment.Scenario) string {
 }
 
 // TestNewtonRoundsShape: the newton-rounds preset races KRR, DKRR,
-// FedNewton, FedAvg and FedProx (PAPERS.md §4.7, E003-5), and the same seed
+// FedNewton, FedAvg and FedProx (docs/papers.md §4.7, E003-5), and the same seed
 // gives the same output with the data prepared afresh.
 func TestNewtonRoundsShape(t *testing.T) {
 	sc := preset(t, "newton-rounds", "rounds=4")

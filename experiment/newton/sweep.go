@@ -11,7 +11,7 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// The sweeps of paper 003 (PAPERS.md §4.7, defaults of §8): E003-2 varies
+// The sweeps of paper 003 (docs/papers.md §4.7, defaults of §8): E003-2 varies
 // the number of clients m at a fixed |D|, so that the local size
 // |D_j| = |D|/m shrinks; E003-3/4 vary the data heterogeneity α and the
 // model heterogeneity β at m = 20, |D_j| = 500. Every (grid value, trial)
@@ -28,7 +28,7 @@ const (
 	// column is the count, its _std column empty).
 	DivergedTrialsMetric = "diverged_trials"
 	// ContractionMetric is FedNewton's contraction factor Υ of the trial's
-	// data (PAPERS.md §4.2–4.3), the same for every racer.
+	// data (docs/papers.md §4.2–4.3), the same for every racer.
 	ContractionMetric = "contraction"
 )
 
@@ -174,7 +174,7 @@ func newtonSweepBase() experiment.Scenario {
 
 // newtonLocalSize is E003-2: m ∈ {5, 10, 20, 25, 40, 50, 80, 100, 125}
 // clients sharing |D| = 10000 samples (|D_j| = 2000 … 80), α = β = 0
-// (PAPERS.md §4.7, §8).
+// (docs/papers.md §4.7, §8).
 func newtonLocalSize() experiment.Scenario {
 	sc := newtonSweepBase()
 	experiment.Update(&sc, func(c *Config) {
@@ -193,7 +193,7 @@ func newtonLocalSize() experiment.Scenario {
 	return sc
 }
 
-// Grids of E003-3/4 (PAPERS.md §8).
+// Grids of E003-3/4 (docs/papers.md §8).
 var (
 	alphaGrid = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1}
 	betaGrid  = []float64{0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1}
@@ -209,7 +209,7 @@ func heterogeneitySpec(knob string) experiment.SweepSpec {
 
 // newtonHeterogeneity is E003-3 (α, covariate shift) and, with sweep=beta,
 // E003-4 (β, model shift): m = 20 clients with |D_j| = 500, the other
-// heterogeneity 0 (PAPERS.md §4.7, §8).
+// heterogeneity 0 (docs/papers.md §4.7, §8).
 func newtonHeterogeneity() experiment.Scenario {
 	sc := newtonSweepBase()
 	sc.Sweep = heterogeneitySpec("alpha")

@@ -14,7 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestNewtonSweepPresets checks the presets against PAPERS.md §4.7 and §8:
+// TestNewtonSweepPresets checks the presets against docs/papers.md §4.7 and §8:
 // the m grid of E003-2 at |D| = 10000 (|D_j| = 2000 … 80, α = β = 0), the α
 // and β grids of E003-3/4 at m = 20, |D_j| = 500 with the other
 // heterogeneity off, 10 trials, and the racers' labels.
@@ -61,7 +61,7 @@ func TestNewtonSweepPresets(t *testing.T) {
 }
 
 // TestNewtonSweepOneClient: with one client H_1 = H, so DKRR (and hence
-// FedNewton, which starts there) is KRR exactly (PAPERS.md §4.1–4.2); and
+// FedNewton, which starts there) is KRR exactly (docs/papers.md §4.1–4.2); and
 // KRR's test MSE equals an independent dense solve of
 // (ΦᵀΦ/|D| + λI) w = Φᵀy/|D| on the regenerated data of that trial.
 func TestNewtonSweepOneClient(t *testing.T) {
@@ -145,7 +145,7 @@ func TestNewtonSweepOneClient(t *testing.T) {
 // TestNewtonSweepConvergesToKRR: with α = β = 0 and large clients
 // (|D_j| = 200 ≫ M = 15) the FedNewton contraction factor is small, so after
 // 8 rounds FedNewton's test MSE is KRR's while DKRR's is not (Theorem 1 of
-// paper 003, PAPERS.md §4.3).
+// paper 003, docs/papers.md §4.3).
 func TestNewtonSweepConvergesToKRR(t *testing.T) {
 	header, rows := newtonSweep(t, "newton-local-size", "rff_dim=15", "lambda=0.001")
 	krr := num(t, cell(t, header, rows, "KRR", "5", "test_mse_mean"))
@@ -164,7 +164,7 @@ func TestNewtonSweepConvergesToKRR(t *testing.T) {
 
 // TestNewtonSweepDivergence: with |D|/m = 8 samples per client against
 // M = 20 features and a small λ, the local Hessians are poor and FedNewton
-// diverges (the Υ > 1 regime, PAPERS.md §4.3): the sweep still succeeds,
+// diverges (the Υ > 1 regime, docs/papers.md §4.3): the sweep still succeeds,
 // reports diverged = 1 and leaves the MSE of those trials out, while KRR
 // never diverges.
 func TestNewtonSweepDivergence(t *testing.T) {
@@ -218,7 +218,7 @@ func TestNewtonSweepHeterogeneity(t *testing.T) {
 }
 
 // TestNewtonSweepSameBytes: same seed, same flags → byte-identical output
-// under GOMAXPROCS 1 and 2 (DESIGN.md), and another seed changes it.
+// under GOMAXPROCS 1 and 2 (docs/design.md), and another seed changes it.
 func TestNewtonSweepSameBytes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, test := range []struct {

@@ -14,7 +14,7 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// Grids of the paper's tuning (PAPERS.md §4.6): σ² ∈ {0.01, …, 1000} and
+// Grids of the paper's tuning (docs/papers.md §4.6): σ² ∈ {0.01, …, 1000} and
 // λ ∈ {1e-1, …, 1e-7}. The σ² grid is symmetric under σ² ↦ 1/σ², so it is
 // the same whichever way Table 2's σ² column is read (see newtonBandwidth).
 var (
@@ -31,7 +31,7 @@ const tuneContractionTol = 1e-4
 
 // Tuning is what tune tried and chose.
 //
-// The rule. PAPERS.md §4.6 says only "tuned by grid search"; the paper tunes
+// The rule. docs/papers.md §4.6 says only "tuned by grid search"; the paper tunes
 // for a comparison of federated methods, and a setting at which FedNewton
 // diverges makes that comparison meaningless. So: score every (σ², λ) of
 // the grid by centralised KRR on a seeded 20 % validation split of the
@@ -47,7 +47,7 @@ const tuneContractionTol = 1e-4
 //
 // Υ is checked in order of score, and a setting is skipped (counted as
 // Υ ≥ 1) when a larger λ at the same σ² already has Υ ≥ 1: more ridge
-// damps every term of Υ (PAPERS.md §4.3), and over the grids of this
+// damps every term of Υ (docs/papers.md §4.3), and over the grids of this
 // preset Υ was found to fall monotonically with λ.
 type Tuning struct {
 	Bandwidth, Lambda float64 // the choice

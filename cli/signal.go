@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/fedscope/fedscope/internal/output"
+	"github.com/fedscope/fedscope/cli/output"
 )
 
 // Signal is the cancellation cause of a context cancelled by a signal:

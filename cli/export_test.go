@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestCSVShape checks the CSV contract of DESIGN.md ("Command line") on the
+// TestCSVShape checks the CSV contract of docs/design.md ("Command line") on the
 // paradox preset: header, racer labels, rounds 1..T per racer, finite
 // numbers, and the client_error column only under model heterogeneity.
 func TestCSVShape(t *testing.T) {
@@ -92,7 +92,7 @@ func TestCSVShape(t *testing.T) {
 }
 
 // TestRunHeaderAndJSONL pins the exact CSV header of `fedscope run --preset
-// paradox --rounds 3` (the metrics of paper 000, PAPERS.md §6) and checks
+// paradox --rounds 3` (the metrics of paper 000, docs/papers.md §6) and checks
 // that every JSON line of the same run parses with encoding/json.
 func TestRunHeaderAndJSONL(t *testing.T) {
 	out, errs, code := command(t, "run", "--preset", "paradox", "--rounds", "3")

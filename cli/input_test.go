@@ -10,7 +10,7 @@ import (
 	"github.com/fedscope/fedscope/experiment/registry"
 )
 
-// TestBadSet checks DESIGN.md's contract for `--set`: every bad assignment is
+// TestBadSet checks docs/design.md's contract for `--set`: every bad assignment is
 // an *InputError whose one-line message names the key, the value and what is
 // allowed, and the command line exits with status 2, printing exactly one
 // line to stderr and nothing to stdout.

@@ -1,4 +1,4 @@
-// Package cli is fedscope's command line (DESIGN.md, "Command line"): the
+// Package cli is fedscope's command line (docs/design.md, "Command line"): the
 // root flags that open the explorer, and the headless subcommands presets,
 // run and sweep with their CSV / JSON-lines output and exit statuses.
 package cli
@@ -16,14 +16,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/fedscope/fedscope/cli/output"
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
-	"github.com/fedscope/fedscope/internal/output"
 	"github.com/fedscope/fedscope/tui"
 	"github.com/mattn/go-isatty"
 )
 
-// Exit statuses of the command line (DESIGN.md, "Command line").
+// Exit statuses of the command line (docs/design.md, "Command line").
 const (
 	ExitOK      = 0
 	ExitFailure = 1 // the run failed or a racer diverged; rows written so far are kept

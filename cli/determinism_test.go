@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestSameSeedSameBytes checks DESIGN.md's promise "same seed, same flags →
+// TestSameSeedSameBytes checks docs/design.md's promise "same seed, same flags →
 // byte-identical output, whatever the number of CPUs": the data are generated
 // afresh (cache emptied) under GOMAXPROCS 1 and 2, and the output is compared
 // byte for byte, in both formats.

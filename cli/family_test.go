@@ -28,7 +28,7 @@ func writeLIBSVM(t testing.TB, n int) string {
 }
 
 // TestDataFileRun: `--set data=` switches the default preset to a run of
-// paper 003's family on the file (PAPERS.md §4.7, E003-6), with the other
+// paper 003's family on the file (docs/papers.md §4.7, E003-6), with the other
 // assignments applied to it.
 func TestDataFileRun(t *testing.T) {
 	path := writeLIBSVM(t, 200)

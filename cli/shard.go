@@ -9,8 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/fedscope/fedscope/cli/output"
 	"github.com/fedscope/fedscope/experiment"
-	"github.com/fedscope/fedscope/internal/output"
 )
 
 // shardArgs records the command-line inputs that built the scenario, so

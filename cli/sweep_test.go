@@ -78,7 +78,7 @@ func TestSweepCSVShape(t *testing.T) {
 }
 
 // TestSweepSameBytes: same seed, same flags → byte-identical sweep output
-// under GOMAXPROCS 1 and 2, in both formats (DESIGN.md).
+// under GOMAXPROCS 1 and 2, in both formats (docs/design.md).
 func TestSweepSameBytes(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, preset := range []string{"fedgain-model", "polynomial"} {
@@ -164,7 +164,7 @@ func TestNewtonSweepBadInput(t *testing.T) {
 	}
 }
 
-// fgColumns are the columns of a federation-gain sweep (PAPERS.md §8
+// fgColumns are the columns of a federation-gain sweep (docs/papers.md §8
 // CORRECTED): per gainer the mean and spread of the per-trial FG, its
 // median and 10–90 % quantiles; then any extra statistic with mean and std.
 func fgColumns(extra ...string) []string {

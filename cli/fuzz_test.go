@@ -26,7 +26,7 @@ var fuzzValues = []string{"", "0", "-1", "1", "2", "1e400", "1e-400", "NaN", "-I
 // line without control characters. It stops before running anything: the
 // command is prepared (scenario validated, --out opened) and then given up.
 // CI fuzzes it for 30 s (`go test -fuzz FuzzCommandLine -fuzztime 30s
-// ./internal/cli`); `go test` runs its seeds, every preset × key × value.
+// ./cli`); `go test` runs its seeds, every preset × key × value.
 func FuzzCommandLine(f *testing.F) {
 	cat := registry.Catalog()
 	for _, p := range cat.Presets() {

@@ -135,7 +135,7 @@ func TestCSVWithBOM(t *testing.T) {
 
 // TestOutTargets runs with --out pointing at each kind of target the
 // command line meets and checks the target's kind and content afterwards
-// (internal/output tests every kind in detail).
+// (cli/output tests every kind in detail).
 func TestOutTargets(t *testing.T) {
 	dir := t.TempDir()
 	args := func(out string) []string {
