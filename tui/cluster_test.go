@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // mixtureFacts prepares the mixture preset's data once and returns the facts
@@ -79,7 +81,7 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 	h.size(96, 34)
 	h.tick(frameInterval)
 	screen := h.screen()
-	for _, want := range []string{"FedMD + FedAvg s=5", "FedAvg s=5, random init", "cluster distance", "misclustered",
+	for _, want := range []string{"FedMD + FedAvg s=5", "FedAvg s=5, random init", "d(θ,θ*)", "miscl",
 		"round 180/180", "done", "γ=", "κ="} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
@@ -117,7 +119,7 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 	}
 }
 
-func padLeftNum(n int) string { return padLeft(strconv.Itoa(n), 5) }
+func padLeftNum(n int) string { return chart.PadLeft(strconv.Itoa(n), 5) }
 
 // gridArea returns the left part of the screen's lines (the grids).
 func gridArea(screen string) string {

@@ -10,7 +10,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // The cluster view draws a clustered race (docs/design.md, "Cluster panel"): on
@@ -48,21 +50,20 @@ func (v *clusterView) view() string {
 }
 
 func (v *clusterView) draw() string {
-	w, h := v.w, v.h
-	_, acts := v.help()
-	legend := v.readout(w, v.chartMetrics())
-	messages := v.messageLines(w, acts)
-	var caption []string
+	l := v.layout(v.panes)
+	l.minBody = 3*max(v.k(), 1) + 4
 	if c := clusterCaption(v.facts.Clusters); c != "" {
-		caption = wrapLines([]string{v.c.styles.muted.Render(c)}, w, 2)
+		l.title += "\n" + v.c.styles.muted.Render(c)
 	}
-	body := h - 2 - len(legend) - len(messages) - len(caption)
-	lines := []string{v.title(w), v.withStory(w, body, v.panes)}
-	lines = append(lines, caption...)
-	lines = append(lines, legend...)
-	lines = append(lines, v.statusLine(w))
-	lines = append(lines, messages...)
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return l.render(v.c.styles, v.w, v.h)
+}
+
+// k is the number of clusters (0 before the data are ready).
+func (v *clusterView) k() int {
+	if v.facts.Clusters == nil {
+		return 0
+	}
+	return v.facts.Clusters.K
 }
 
 // panes draws the assignment grids beside the charts into w×body.
@@ -95,11 +96,11 @@ func (v *clusterView) panes(w, body int) string {
 func (v *clusterView) gridsView(w, h int) string {
 	ci := v.facts.Clusters
 	if ci == nil || ci.K == 0 {
-		return placeholder(w, h, "preparing the clients…")
+		return chart.Placeholder(w, h, "preparing the clients…")
 	}
 	n := len(v.table.Labels)
 	if n == 0 {
-		return placeholder(w, h, "no racer")
+		return chart.Placeholder(w, h, "no racer")
 	}
 	if h/n >= 3*ci.K+2 {
 		parts := make([]string, n)
@@ -151,7 +152,7 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	rows := h - 2
 	cols := w - gutterWidth
 	if rows < ci.K || cols < 4 {
-		return fitBox(caption, w, h)
+		return chart.FitBox(caption, w, h)
 	}
 	rs := v.table.Rounds[racer]
 	shownTo := min(v.cursorRound(), len(rs))
@@ -182,7 +183,7 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 				if wrong > 0 {
 					count += fmt.Sprintf(" %c%d", wrongGlyph, wrong)
 				}
-				b.WriteString(g + " " + padRight(count, gutterWidth-2))
+				b.WriteString(g + " " + chart.PadRight(count, gutterWidth-2))
 			} else {
 				b.WriteString(strings.Repeat(" ", gutterWidth))
 			}
@@ -193,7 +194,7 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 		}
 	}
 	lines = append(lines, v.gridAxis(shown, cols))
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return chart.FitBox(strings.Join(lines, "\n"), w, h)
 }
 
 // pickMember chooses which of a band's members row q of n shows. The
@@ -376,7 +377,7 @@ func (v *clusterView) gridAxis(shown []experiment.Round, cols int) string {
 			put(k, "▲ phase 2")
 		}
 	}
-	return v.c.styles.muted.Render(padRight("  round", gutterWidth)) + string(axis)
+	return v.c.styles.muted.Render(chart.PadRight("  round", gutterWidth)) + string(axis)
 }
 
 // clusterCaption explains γ and κ in words under the charts.

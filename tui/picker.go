@@ -7,7 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // pickItem is one line of a picker.
@@ -110,7 +112,7 @@ func (p picker) view(st styles, w, h int) string {
 	} else {
 		b.WriteString(st.muted.Render(hint))
 	}
-	return fitBox(b.String(), w, h)
+	return chart.FitBox(b.String(), w, h)
 }
 
 // algorithmPicker offers the racers the family suggests (its presets'

@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // prompt asks for the path of a data file to race on.
@@ -59,5 +61,5 @@ func (p prompt) view(st styles, w, h int) string {
 	} else {
 		lines = append(lines, st.muted.Render("enter load · esc cancel"))
 	}
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return chart.FitBox(strings.Join(lines, "\n"), w, h)
 }

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/fedscope/fedscope/experiment"
 	"github.com/muesli/termenv"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // theme is a set of colours chosen for one background: every text colour
@@ -50,9 +52,9 @@ type look struct {
 	color int
 }
 
-// glyphs are the racers' glyphs; lineGlyph draws with asciigraph's box
+// glyphs are the racers' glyphs; chart.LineGlyph draws with asciigraph's box
 // characters.
-var glyphs = []rune{lineGlyph, '•', '×', '+', 'o', '#', '*', '~', '%', '@', '=', '^'}
+var glyphs = []rune{chart.LineGlyph, '•', '×', '+', 'o', '#', '*', '~', '%', '@', '=', '^'}
 
 // Glyphs of the chart furniture.
 const (

@@ -1,4 +1,4 @@
-package tui
+package chart
 
 import (
 	"math"
@@ -39,19 +39,19 @@ func TestChartRowsAndLabelsTellTheTruth(t *testing.T) {
 		for k := known; k < rounds; k++ {
 			vals[k] = math.NaN()
 		}
-		spec := chartSpec{width: w, height: h, rounds: rounds, logY: logY, xAxis: rng.IntN(2) == 0, tight: rng.IntN(2) == 0,
-			curves: []series{{values: vals, glyph: '•', racer: 0}}}
+		spec := Spec{Width: w, Height: h, Points: rounds, LogY: logY, XAxis: XAxis(rng.IntN(3)), Tight: rng.IntN(2) == 0, Mode: YMode(rng.IntN(2)),
+			Curves: []Series{{Values: vals, Glyph: '•', Racer: 0}}}
 		if rng.IntN(4) == 0 {
 			lo, hi := vals[known/2], vals[0]
 			if lo > hi {
 				lo, hi = hi, lo
 			}
 			if !logY || lo > 0 {
-				spec.zoom = &[2]float64{lo, hi}
+				spec.Zoom = &[2]float64{lo, hi}
 			}
 		}
-		out, g := drawChart(spec)
-		if !g.ok {
+		out, g := Draw(spec)
+		if !g.OK {
 			continue
 		}
 		lines := strings.Split(ansi.Strip(out), "\n")
@@ -59,12 +59,11 @@ func TestChartRowsAndLabelsTellTheTruth(t *testing.T) {
 			t.Fatalf("case %d: %d lines, want %d", it, len(lines), h)
 		}
 		interval := func(w int) (float64, float64) {
-			c := g.hi - float64(w)*g.step
-			return c - g.step/2, c + g.step/2
+			return g.Interval(w)
 		}
 		// Labels.
-		for w := 0; w < g.rows; w++ {
-			text := strings.TrimSpace(string([]rune(lines[w])[:labelWidth+1]))
+		for w := 0; w < g.Rows; w++ {
+			text := strings.TrimSpace(string([]rune(lines[w])[:LabelWidth+1]))
 			if text == "" {
 				continue
 			}
@@ -72,33 +71,33 @@ func TestChartRowsAndLabelsTellTheTruth(t *testing.T) {
 			if err != nil {
 				t.Fatalf("case %d: label %q does not read as a number", it, text)
 			}
-			p, ok := plotted(v, logY)
+			p, ok := Plotted(v, logY)
 			a, b := interval(w)
-			if !ok || p < a-1e-9*g.step || p >= b+1e-9*g.step {
+			if !ok || p < a-1e-9*g.Step || p >= b+1e-9*g.Step {
 				t.Errorf("case %d (log %v, %d×%d): label %s on row %d, whose interval is [%g, %g) in plotted units (%g)",
 					it, logY, w, h, text, w, a, b, p)
 			}
 		}
 		// Points: column j shows its round's value in the row containing it.
-		for j := 0; j+1 < g.cols; j++ {
-			v, ok := plotted(vals[g.roundOfCol[j]-1], logY)
-			if !ok || v < g.lo-g.step/2 || v > g.hi+g.step/2 {
+		for j := 0; j+1 < g.Cols; j++ {
+			v, ok := Plotted(vals[g.PosOfCol[j]-1], logY)
+			if !ok || !g.In(v) {
 				continue
 			}
-			v = math.Min(math.Max(v, g.lo), g.hi)
+			v = math.Min(math.Max(v, g.Lo), g.Hi)
 			row := -1
-			for w := 0; w < g.rows; w++ {
-				if a, b := interval(w); v >= a-1e-9*g.step && v < b+1e-9*g.step {
+			for w := 0; w < g.Rows; w++ {
+				if a, b := interval(w); v >= a-1e-9*g.Step && v < b+1e-9*g.Step {
 					row = w
 					break
 				}
 			}
 			if row < 0 {
-				t.Fatalf("case %d: value %g outside every row of [%g, %g]", it, v, g.lo, g.hi)
+				t.Fatalf("case %d: value %g outside every row of [%g, %g]", it, v, g.Lo, g.Hi)
 			}
-			if got := []rune(lines[row]); plotLeft+j >= len(got) || got[plotLeft+j] != '•' {
+			if got := []rune(lines[row]); PlotLeft+j >= len(got) || got[PlotLeft+j] != '•' {
 				t.Errorf("case %d (log %v, %d rounds, %d×%d): column %d (round %d, %g) has no glyph on row %d:\n%s",
-					it, logY, rounds, w, h, j, g.roundOfCol[j], v, row, ansi.Strip(out))
+					it, logY, rounds, w, h, j, g.PosOfCol[j], v, row, ansi.Strip(out))
 				break
 			}
 		}
@@ -110,7 +109,7 @@ func TestChartRowsAndLabelsTellTheTruth(t *testing.T) {
 // whole blocks of repeated rounds otherwise.
 func TestColumnsShowOneRoundEach(t *testing.T) {
 	for _, test := range []struct{ rounds, cols int }{{150, 68}, {150, 150}, {20, 68}, {1, 10}, {1000, 7}} {
-		c := columns(test.rounds, test.cols)
+		c := columns(test.rounds, test.cols, nil)
 		if c[0] != 1 || c[len(c)-1] != test.rounds || len(c) > test.cols {
 			t.Errorf("%+v: columns %v…%v (%d)", test, c[0], c[len(c)-1], len(c))
 		}
@@ -138,31 +137,35 @@ func TestSharedCellsAreMarked(t *testing.T) {
 			b[k] = 100
 		}
 	}
-	out, _ := drawChart(chartSpec{width: 60, height: 12, rounds: n, logY: true, shared: sharedGlyph,
-		curves: []series{{values: a, glyph: '•', racer: 0}, {values: b, glyph: '×', racer: 1}}})
+	out, _ := Draw(Spec{Width: 60, Height: 12, Points: n, LogY: true, Shared: '◆',
+		Curves: []Series{{Values: a, Glyph: '•', Racer: 0}, {Values: b, Glyph: '×', Racer: 1}}})
 	plain := ansi.Strip(out)
-	if !strings.ContainsRune(plain, sharedGlyph) || !strings.ContainsRune(plain, '•') || !strings.ContainsRune(plain, '×') {
+	if !strings.ContainsRune(plain, '◆') || !strings.ContainsRune(plain, '•') || !strings.ContainsRune(plain, '×') {
 		t.Errorf("shared cells unmarked or a racer lost:\n%s", plain)
 	}
 }
 
 // TestLabelsOnlyInEmptyCells checks that an annotation is written only over
-// empty cells, and not at all when there is no room.
+// empty cells when it sits beside its curve, and not at all when there is
+// no room.
 func TestLabelsOnlyInEmptyCells(t *testing.T) {
 	n := 30
 	vals := make([]float64, n)
 	for k := range vals {
-		vals[k] = math.Pow(0.8, float64(k))
+		vals[k] = math.Pow(0.8, float64(min(k, 15))) // falls, then a plateau
 	}
-	spec := chartSpec{width: 70, height: 14, rounds: n, logY: true,
-		curves: []series{{values: vals, glyph: '•', racer: 0}},
-		labels: []chartLabel{{round: 20, value: vals[19], text: "stalls here"}}}
-	with, _ := drawChart(spec)
-	spec.labels = nil
-	without, _ := drawChart(spec)
+	spec := Spec{Width: 70, Height: 14, Points: n, LogY: true,
+		Curves: []Series{{Values: vals, Glyph: '•', Racer: 0}},
+		Labels: []Label{{Pos: 20, Value: vals[19], Text: "stalls here", Racer: 0}}}
+	with, g := Draw(spec)
+	spec.Labels = nil
+	without, _ := Draw(spec)
 	wl, wo := strings.Split(ansi.Strip(with), "\n"), strings.Split(ansi.Strip(without), "\n")
-	if !strings.Contains(ansi.Strip(with), "stalls here") {
+	if !strings.Contains(ansi.Strip(with), "stalls here") || len(g.Placed) != 1 {
 		t.Fatalf("label not placed:\n%s", ansi.Strip(with))
+	}
+	if p := g.Placed[0]; p.Row == g.Spans[0][p.From][0] {
+		t.Errorf("the label sits on its curve although the row above is free:\n%s", ansi.Strip(with))
 	}
 	for i := range wo {
 		a, b := []rune(wo[i]), []rune(wl[i])
@@ -172,10 +175,46 @@ func TestLabelsOnlyInEmptyCells(t *testing.T) {
 			}
 		}
 	}
-	full := chartSpec{width: 24, height: 4, rounds: n, logY: true, curves: spec.curves,
-		labels: []chartLabel{{round: 20, value: vals[19], text: "a label far too long to fit anywhere"}}}
-	if out, _ := drawChart(full); strings.Contains(out, "a label") {
+	full := Spec{Width: 24, Height: 4, Points: n, LogY: true, Curves: spec.Curves,
+		Labels: []Label{{Pos: 20, Value: vals[19], Text: "a label far too long to fit anywhere", Racer: 0}}}
+	if out, g := Draw(full); strings.Contains(out, "a label") || len(g.Dropped) != 1 {
 		t.Error("a label that does not fit was drawn")
+	}
+}
+
+// TestLabelsNameTheirOwnCurve: three plateaus on adjacent rows, a label for
+// each; every label drawn lies within one row of its own curve in every
+// column it spans, and strictly farther from every other curve; the middle
+// one, with no free row beside it, sits on its own curve.
+func TestLabelsNameTheirOwnCurve(t *testing.T) {
+	n := 120
+	levels := []float64{0.0165, 0.00827, 0.00373}
+	var curves []Series
+	var labels []Label
+	for i, l := range levels {
+		vals := make([]float64, n)
+		for k := range vals {
+			vals[k] = l * math.Max(1, 300*math.Pow(0.7, float64(k)))
+		}
+		curves = append(curves, Series{Values: vals, Glyph: []rune("×•+")[i], Racer: i})
+		labels = append(labels, Label{Pos: 40, Value: l, Text: string([]rune("×•+")[i]) + " stalls", Racer: i})
+	}
+	out, g := Draw(Spec{Width: 100, Height: 12, Points: n, LogY: true, Curves: curves, Labels: labels, XAxis: XFull})
+	if len(g.Placed) != 3 {
+		t.Fatalf("%d labels placed, want 3:\n%s", len(g.Placed), ansi.Strip(out))
+	}
+	for _, p := range g.Placed {
+		for x := p.From; x <= p.To; x++ {
+			own := distance(p.Row, g.Spans[p.Racer][x])
+			if own > 1 {
+				t.Errorf("label %q: row %d is %d rows from its curve at column %d", p.Text, p.Row, own, x)
+			}
+			for r, sp := range g.Spans {
+				if r != p.Racer && distance(p.Row, sp[x]) <= own {
+					t.Errorf("label %q: racer %d's curve is as near at column %d", p.Text, r, x)
+				}
+			}
+		}
 	}
 }
 
@@ -183,28 +222,12 @@ func TestLabelsOnlyInEmptyCells(t *testing.T) {
 // column and read back as the value.
 func TestFormatTickFitsTheLabelColumn(t *testing.T) {
 	for _, v := range []float64{1e-9, 1e-5, 0.0037, 0.01, 0.5, 1, 2.5, 10, 250, 1e4, 2.5e6, 1e12, -0.2, -300} {
-		s := formatTick(v)
-		if len(s) > labelWidth {
-			t.Errorf("%g → %q, wider than %d", v, s, labelWidth)
+		s := FormatTick(v)
+		if len(s) > LabelWidth {
+			t.Errorf("%g → %q, wider than %d", v, s, LabelWidth)
 		}
 		if got, err := strconv.ParseFloat(s, 64); err != nil || math.Abs(got-v) > 0.01*math.Abs(v) {
 			t.Errorf("%g → %q reads back as %g", v, s, got)
-		}
-	}
-}
-
-// TestFormatValue: three significant digits, trailing zeros kept, so
-// that the legend shows the precision it means (0.0150, not 0.015).
-func TestFormatValue(t *testing.T) {
-	for _, test := range []struct {
-		v    float64
-		want string
-	}{
-		{0, "0"}, {1, "1.00"}, {0.5, "0.500"}, {0.015034, "0.0150"}, {1.2, "1.20"}, {10, "10.0"}, {123.4, "123"},
-		{0.0442, "0.0442"}, {-0.5, "-0.500"}, {0.00827, "0.00827"}, {1.2e-5, "1.20e-5"}, {4500, "4500"}, {2.5e8, "2.50e+8"},
-	} {
-		if got := formatValue(test.v); got != test.want {
-			t.Errorf("formatValue(%g) = %q, want %q", test.v, got, test.want)
 		}
 	}
 }
