@@ -20,6 +20,17 @@ func NewCatalog(families ...Family) *Catalog { return &Catalog{families: familie
 // Families returns the families in catalog order.
 func (c *Catalog) Families() []Family { return c.families }
 
+// Lessons lists the built-in lessons of every family, in catalog order.
+func (c *Catalog) Lessons() []LessonFile {
+	var out []LessonFile
+	for _, f := range c.families {
+		if t, ok := f.(Teacher); ok {
+			out = append(out, t.Lessons()...)
+		}
+	}
+	return out
+}
+
 // Presets lists every preset, family by family.
 func (c *Catalog) Presets() []Preset {
 	var out []Preset

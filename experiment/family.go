@@ -158,6 +158,18 @@ type Annotation struct {
 	Skip []string
 }
 
+// LessonFile is a built-in lesson: the name `fedscope lesson NAME` opens
+// and its Markdown source (see experiment/lesson for the format).
+type LessonFile struct {
+	Name   string
+	Source []byte
+}
+
+// Teacher is implemented by families with built-in lessons.
+type Teacher interface {
+	Lessons() []LessonFile
+}
+
 // Summarizer is implemented by families that summarise a finished run from
 // its whole table, one entry per racer (paper 000: the rounds each racer
 // took to come within 5 % of its final error, and the saving against FedAvg

@@ -10,9 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/linear"
-	"gonum.org/v1/gonum/stat"
 )
 
 // smallFedGainModel is the fedgain-model sweep shrunk so that a sweep takes

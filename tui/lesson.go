@@ -107,9 +107,9 @@ func (m *Model) lessonBack() tea.Cmd {
 	return m.openStep(l.step-1, true)
 }
 
-// openStep shows step k: its scenario (the run goes on when the step
-// continues the one on screen), its view, paused at the start — or, going
-// back, at its stop.
+// openStep shows step k: its scenario (the run on screen goes on when it is
+// the step's), its view, paused at the start of what the step adds — or,
+// going back, drawn at its stop.
 func (m *Model) openStep(k int, back bool) tea.Cmd {
 	l := m.c.lesson
 	l.step = k
@@ -117,13 +117,16 @@ func (m *Model) openStep(k int, back bool) tea.Cmd {
 	m.c.version++
 	var cmds []tea.Cmd
 	r := m.v.playback()
-	if r == nil || !sameScenario(m.c, r.sc, s.Scenario) || (back && !s.Continues && !m.stepRunsOn(k)) {
+	switch {
+	case r == nil || !sameScenario(m.c, r.sc, s.Scenario):
 		m.c.paused = true
-		m.applyView(s.View, false)
-		cmds = append(cmds, m.open(s.Scenario))
-		r = m.v.playback()
-	} else {
 		m.applyView(s.View, true)
+		cmds = append(cmds, m.open(s.Scenario))
+		if r = m.v.playback(); r != nil {
+			r.applyView(s.View)
+		}
+	case !s.Continues:
+		m.applyView(s.View, false)
 	}
 	if r == nil {
 		return tea.Batch(cmds...)
@@ -139,15 +142,8 @@ func (m *Model) openStep(k int, back bool) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// stepRunsOn reports whether the step after k continues k's run (going back
-// to k then keeps the run on screen).
-func (m *Model) stepRunsOn(k int) bool {
-	steps := m.c.lesson.lesson.Steps
-	return k+1 < len(steps) && steps[k+1].Continues
-}
-
-// applyView sets the view state a command line carries. keepRun leaves the
-// racers' visibility to the run on screen when the step continues it.
+// applyView sets the view state a command line carries; keepRun leaves the
+// race on screen as it is (hidden racers, y range, cursor).
 func (m *Model) applyView(v View, keepRun bool) {
 	c := m.c
 	if v.Theme != "" {

@@ -44,11 +44,15 @@ func (r *race) statusText() string {
 			parts = append(parts, fmt.Sprintf("cursor %d", r.roundAt(r.cursor)))
 		}
 	}
-	parts = append(parts, paceName(r.pace)+" rounds/s")
+	if r.c.lesson == nil {
+		parts = append(parts, paceName(r.pace)+" rounds/s")
+	}
 	if s := r.stateText(); s != "" {
 		parts = append(parts, s)
 	}
-	parts = append(parts, "seed "+strconv.FormatUint(r.sc.Seed, 10))
+	if r.c.lesson == nil {
+		parts = append(parts, "seed "+strconv.FormatUint(r.sc.Seed, 10))
+	}
 	return strings.Join(parts, " · ")
 }
 
@@ -59,7 +63,9 @@ func (r *race) stateText() string {
 	case r.state == stateFailed:
 		return "failed"
 	case r.holding() && r.c.lesson != nil:
-		return "paused at the step's stop · PgDn next step"
+		return "PgDn: next step"
+	case r.paused && r.c.lesson != nil:
+		return "paused · PgDn plays the step"
 	case r.paused && r.revealed >= r.positions() && r.state == stateDone:
 		return "done"
 	case r.paused:

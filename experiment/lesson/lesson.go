@@ -81,11 +81,11 @@ func Parse(name string, src []byte) (*Lesson, error) {
 	}
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	var chunk []line
-	fenced := false
+	fenced, opened := false, 0
 	for i, text := range lines {
 		t := strings.TrimSpace(text)
 		if strings.HasPrefix(t, "```") {
-			fenced = !fenced
+			fenced, opened = !fenced, i+1
 		}
 		if !fenced && isRule(t) {
 			if err := p.chunk(chunk); err != nil {
@@ -97,7 +97,7 @@ func Parse(name string, src []byte) (*Lesson, error) {
 		chunk = append(chunk, line{i + 1, text})
 	}
 	if fenced {
-		return nil, p.errorf(len(lines), "a ``` block is not closed")
+		return nil, p.errorf(opened, "this ``` block is not closed")
 	}
 	if err := p.chunk(chunk); err != nil {
 		return nil, err
