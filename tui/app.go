@@ -392,7 +392,9 @@ func (m *Model) quit() tea.Cmd {
 // to the clipboard with OSC 52.
 func (m *Model) command() tea.Cmd {
 	line := m.commandLine()
-	m.c.notice = line
+	// On screen the line wraps between arguments, never inside one: the
+	// spaces inside an argument are drawn unbreakable.
+	m.c.notice = unbreakable(line)
 	out := m.c.out
 	return func() tea.Msg {
 		termenv.NewOutput(out).Copy(line)
@@ -413,6 +415,24 @@ func (m *Model) commandLine() string {
 		args = m.c.catalog.Command(sc)
 	}
 	return "fedscope " + experiment.Quote(append(args, m.viewFlags()...))
+}
+
+// unbreakable replaces the spaces inside the quoted arguments of a command
+// line with no-break spaces, so that wrapping breaks only between
+// arguments.
+func unbreakable(line string) string {
+	var b strings.Builder
+	quoted := false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+		case r == ' ' && quoted:
+			r = '\u00a0'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // keyElsewhere says what key k does on the views where it acts (built once

@@ -226,7 +226,7 @@ func TestCommandLineReproducesTheScreen(t *testing.T) {
 			h.press(k)
 		}
 		h.press("y")
-		line := h.m.c.notice
+		line := strings.ReplaceAll(h.m.c.notice, "\u00a0", " ")
 		if !strings.HasPrefix(line, "fedscope --preset paradox") {
 			t.Fatalf("y shows %q", line)
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/lesson"
@@ -156,4 +157,48 @@ func TestBuiltinLessonsPlayThrough(t *testing.T) {
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
 	return strings.Join(f[:min(n, len(f))], " ")
+}
+
+// TestYCarriesTheWholeView: after hiding a racer, changing the theme, the y
+// range, the scale, the pace and the cursor, and pausing, y writes a command
+// line whose flags, read back, give the same view; in a lesson it names the
+// lesson and the step. On screen it wraps between arguments only.
+func TestYCarriesTheWholeView(t *testing.T) {
+	h := newHarness(t, small(t, "eta=0.05"), WithPace(10)).start()
+	h.tick(3 * time.Second)
+	for _, k := range []string{"2", "T", "z", "l", ">", "left", "left", " "} {
+		h.key(k)
+	}
+	h.key("y")
+	line := strings.ReplaceAll(h.m.c.notice, "\u00a0", " ")
+	for _, want := range []string{"--hide 2", "--theme dark", "--y full", "--linear", "--pace 20", "--cursor ", "--paused", "--set eta=0.05"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("y wrote %q, which lacks %q", line, want)
+		}
+	}
+	r := h.race()
+	fields := strings.Fields(strings.TrimPrefix(line, "fedscope "))
+	sc, view := stepOf(t, fields)
+	h2 := newHarness(t, sc, WithView(view)).start()
+	h2.tick(frameInterval)
+	r2 := h2.race()
+	if r2.visible(1) || h2.m.c.theme != h.m.c.theme || r2.ymode != r.ymode || h2.m.c.logY != h.m.c.logY ||
+		r2.pace != r.pace || !r2.paused || r2.roundAt(r2.cursorRound()) != r.roundAt(r.cursorRound()) {
+		t.Errorf("%q reads back as another view: hidden %v, theme %d/%d, y %v/%v, log %v/%v, pace %v/%v, paused %v, cursor round %d/%d",
+			line, !r2.visible(1), h2.m.c.theme, h.m.c.theme, r2.ymode, r.ymode, h2.m.c.logY, h.m.c.logY, r2.pace, r.pace, r2.paused,
+			r2.roundAt(r2.cursorRound()), r.roundAt(r.cursorRound()))
+	}
+	// Wrapped at 50 columns, every line break falls between two arguments.
+	for _, l := range wrapLines([]string{unbreakable("fedscope --preset paradox --set 'data=/a path/with spaces/file.csv' --set eta=0.05")}, 50, 10) {
+		if strings.Count(l, "'")%2 != 0 {
+			t.Errorf("a line break inside a quoted argument: %q", l)
+		}
+	}
+	// In a lesson, y names the lesson and the step.
+	l := resolveLesson(t, catalog.Lessons()[0])
+	h3 := newHarness(t, l.Steps[0].Scenario, WithLesson(l, 2)).start()
+	h3.key("y")
+	if got := h3.m.c.notice; !strings.HasPrefix(got, "fedscope lesson "+l.Name+" --step 2") {
+		t.Errorf("in a lesson, y wrote %q", got)
+	}
 }

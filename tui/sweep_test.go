@@ -41,7 +41,9 @@ func fakeSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment
 // others read one value per metric.
 func fakeRow(sc experiment.Scenario, metrics, i, r, tr int) []float64 {
 	if sc.Get("fg_ratio") != "" {
-		return []float64{100/(1+float64(i)) + float64(r), 50, 1, 1}
+		// The federation gain's raw row: the realised Γ, the two clients'
+		// local errors, then their federated errors (one value each).
+		return []float64{1.6 * sc.Sweep.Grid[i], 100/(1+float64(i)) + float64(r) + float64(tr)/10, 10 / (1 + float64(i)), 1, 1}
 	}
 	row := make([]float64, metrics)
 	for k := range row {

@@ -126,47 +126,45 @@ func finals(series [][]float64) []float64 {
 
 // narrow returns a log range within [lo, hi] fine enough that the distinct
 // final values (apart by a factor distinctRatio or more) fall on different
-// rows, when the whole range on `rows` rows is too coarse for that and the
-// narrowed range still spans minWindow decades. Of the windows of that
-// size, it takes the one holding the most final values, the highest on
-// ties (more of the descent stays in view).
+// rows, when the whole range on `rows` rows is too coarse for that. The
+// narrowed range holds the highest final values — it may leave out fewer
+// than half of the curves, and only those that end below it (curves still
+// falling, like gradient descent's gradient norm) — and spans at least
+// minWindow decades; it sits as high as it can while holding them, so that
+// more of the descent stays in view.
 func narrow(fin []float64, lo, hi float64, rows int) (float64, float64, bool) {
+	if rows < 3 || len(fin) < 2 {
+		return 0, 0, false
+	}
+	for k := 0; 2*k < len(fin); k++ {
+		kept := fin[k:] // ascending: the lowest k are left below the window
+		gap := minGap(kept)
+		if math.IsInf(gap, 1) {
+			return 0, 0, false // nothing left to tell apart
+		}
+		step := 0.9 * gap // values gap apart cannot share a row of this height
+		w := step * float64(rows-2)
+		if w >= hi-lo {
+			return 0, 0, false // the whole range already tells them apart
+		}
+		if w < minWindow || kept[len(kept)-1]-kept[0]+step > w {
+			continue
+		}
+		top := math.Min(kept[0]-step/2+w, hi)
+		return top - w, top, true
+	}
+	return 0, 0, false
+}
+
+// minGap is the smallest difference between two distinct sorted values.
+func minGap(sorted []float64) float64 {
 	gap := math.Inf(1)
-	for i := 1; i < len(fin); i++ {
-		if d := fin[i] - fin[i-1]; d >= math.Log10(distinctRatio) {
+	for i := 1; i < len(sorted); i++ {
+		if d := sorted[i] - sorted[i-1]; d >= math.Log10(distinctRatio) {
 			gap = math.Min(gap, d)
 		}
 	}
-	if math.IsInf(gap, 1) || rows < 3 {
-		return 0, 0, false
-	}
-	step := 0.9 * gap // values gap apart cannot share a row of this height
-	if (hi-lo)/float64(rows-2) <= step {
-		return 0, 0, false
-	}
-	w := step * float64(rows-2)
-	if w < minWindow {
-		return 0, 0, false
-	}
-	best, bestTop := -1, math.Inf(-1)
-	for _, f := range fin {
-		for _, top := range []float64{f + w - step/2, f + step/2} {
-			top = math.Min(top, hi)
-			n := 0
-			for _, g := range fin {
-				if g >= top-w+step/2-1e-9 && g <= top-step/2+1e-9 {
-					n++
-				}
-			}
-			if n > best || (n == best && top > bestTop) {
-				best, bestTop = n, top
-			}
-		}
-	}
-	if best < 2 {
-		return 0, 0, false
-	}
-	return bestTop - w, bestTop, true
+	return gap
 }
 
 // snap returns a y range covering [lo, hi] on `rows` rows whose bottom is a
