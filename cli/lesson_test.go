@@ -92,3 +92,26 @@ func TestLessonNeedsATerminal(t *testing.T) {
 		t.Errorf("exit %d, %q", code, errs)
 	}
 }
+
+// TestReadmeLessonExample: the README's complete example is the file
+// docs/lessons/local-steps.md, byte for byte, and it passes --check.
+func TestReadmeLessonExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(readme)
+	start := strings.Index(s, "````markdown\n")
+	end := strings.Index(s[start+1:], "````\n")
+	if start < 0 || end < 0 {
+		t.Fatal("README has no ````markdown example")
+	}
+	example := s[start+len("````markdown\n") : start+1+end]
+	file, err := os.ReadFile("../docs/lessons/local-steps.md")
+	if err != nil || string(file) != example {
+		t.Fatalf("docs/lessons/local-steps.md differs from the README's example (%v)", err)
+	}
+	if out, errs, code := command(t, "lesson", "--check", "../docs/lessons/local-steps.md"); code != ExitOK {
+		t.Errorf("--check: exit %d, %q %q", code, out, errs)
+	}
+}
