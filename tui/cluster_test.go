@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -110,12 +111,65 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 			t.Errorf("band %d: no gutter %q:\n%s", z, want, screen)
 		}
 	}
-	if !strings.ContainsRune(gridArea(screen), wrongGlyph) {
-		t.Errorf("2%% misclustered is invisible in the grid:\n%s", screen)
+	total := 0
+	for _, w := range wrongByBand {
+		total += w
 	}
+	if want := fmt.Sprintf("%c %d/%d clients (%.1f %%)", wrongGlyph, total, n, 100*float64(total)/float64(n)); !strings.Contains(screen, want) {
+		t.Errorf("the grid does not say %q:\n%s", want, screen)
+	}
+	checkWrongShare(t, h, wrongByBand)
 	h.key("c")
 	if !strings.Contains(h.screen(), "random init") || !strings.ContainsRune(gridArea(h.screen()), wrongGlyph) {
 		t.Errorf("c: racer 1's merged cluster shows no wrong cells:\n%s", h.screen())
+	}
+}
+
+// checkWrongShare reads the grid off the screen: in each band, the share of
+// rows whose newest cell is ✗ is the band's misclustered share to within
+// half a row, by rounding (a 2 %% band is not drawn as one row in six wrong).
+func checkWrongShare(t *testing.T, h *harness, wrongByBand []int) {
+	t.Helper()
+	v := h.m.v.(*clusterView)
+	ci := v.facts.Clusters
+	members := make([]int, ci.K)
+	for _, z := range ci.Labels {
+		members[z]++
+	}
+	lines := strings.Split(h.screen(), "\n")
+	gw := v.w - max(26, v.w*9/20) - 1 // the grid's width (panes)
+	band, rows, wrong := -1, make([]int, ci.K), make([]int, ci.K)
+	for _, l := range lines {
+		r := []rune(l)
+		if len(r) <= gutterWidth {
+			continue
+		}
+		for z := 0; z < ci.K; z++ {
+			if strings.HasPrefix(l, clusterGlyphs[z]+" ") {
+				band = z
+			}
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "round") {
+			break
+		}
+		cells := strings.TrimRight(string(r[gutterWidth:min(len(r), gw)]), " ")
+		if band < 0 || cells == "" || strings.ContainsAny(cells, "┤┼") {
+			continue
+		}
+		rows[band]++
+		if last := []rune(cells); last[len(last)-1] == wrongGlyph {
+			wrong[band]++
+		}
+	}
+	if rows[0] == 0 {
+		t.Fatalf("no grid row read off the screen:\n%s", h.screen())
+	}
+	for z := range rows {
+		want := float64(rows[z]) * float64(wrongByBand[z]) / float64(members[z])
+		if math.Abs(float64(wrong[z])-want) > 0.5+1e-9 {
+			t.Errorf("band %d: %d of %d rows end in %c, but %d of %d clients (%.1f rows' worth) are wrong",
+				z, wrong[z], rows[z], wrongGlyph, wrongByBand[z], members[z], want)
+		}
 	}
 }
 

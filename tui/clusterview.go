@@ -146,6 +146,9 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	ci := v.facts.Clusters
 	l := v.looks[racer]
 	caption := st.paint(string(l.glyph), st.racerColor(l)) + " " + st.caption.Render(v.table.Labels[racer])
+	if w, n, ok := v.misclustered(racer); ok {
+		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d clients (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
+	}
 	if switchHint {
 		caption += st.muted.Render(" · c: next racer")
 	}
@@ -197,18 +200,34 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	return chart.FitBox(strings.Join(lines, "\n"), w, h)
 }
 
+// misclustered counts the clients whose label is wrong at the round the
+// grid shows last (the cursor's), of all clients.
+func (v *clusterView) misclustered(racer int) (wrong, n int, ok bool) {
+	ci := v.facts.Clusters
+	rs := v.table.Rounds[racer]
+	k := min(v.cursorRound(), len(rs))
+	if ci == nil || k == 0 || rs[k-1].Assign == nil {
+		return 0, 0, false
+	}
+	for i, a := range rs[k-1].Assign {
+		if i < len(ci.Labels) && a != ci.Labels[i] {
+			wrong++
+		}
+	}
+	return wrong, len(ci.Labels), true
+}
+
 // pickMember chooses which of a band's members row q of n shows. The
 // band's clients are ordered wrong ones first; the wrong ones get rows in
-// proportion to their share of the band (at least one when there is any,
-// so 2 % stays visible), the others the rest, each group sampled evenly.
+// proportion to their share of the band (rounded: 2 % of a band shown in
+// six rows is no row — the gutter and the caption count them), the others
+// the rest, each group sampled evenly. So the share of ✗ cells in the
+// newest column is the misclustered share, to within one row.
 func pickMember(members, rows, q, wrong int) int {
 	if members <= rows {
 		return min(q, members-1)
 	}
-	wrongRows := 0
-	if wrong > 0 {
-		wrongRows = min(max(1, int(math.Round(float64(rows)*float64(wrong)/float64(members)))), rows-1, wrong)
-	}
+	wrongRows := min(int(math.Round(float64(rows)*float64(wrong)/float64(members))), rows, wrong)
 	if q < wrongRows {
 		return min(wrong-1, int((float64(q)+0.5)*float64(wrong)/float64(wrongRows)))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -182,4 +183,87 @@ func rowsFrom(r int, span [2]int) int {
 		return r - span[1]
 	}
 	return 0
+}
+
+// TestFinishedRacersEndWhereTheyFinished: on lowrank's oracle-complexity x
+// axis, every racer's curve ends in the column of its own final oracle
+// complexity (a racer that finished early is not drawn flat to the right
+// edge), to within a column.
+func TestFinishedRacersEndWhereTheyFinished(t *testing.T) {
+	h := finished(t, "lowrank")
+	h.size(120, 36)
+	h.key("x")
+	defer h.key("x")
+	screen := h.screen() // draws: the geometry is the drawing's
+	v := runViewOf(h)
+	xm := v.xAxisMetric()
+	lo, hi := v.xRange(xm)
+	m := v.chartMetrics()[0]
+	g := v.geoms[m]
+	if !g.OK || !strings.Contains(screen, "x: ") {
+		t.Fatalf("no oracle axis:\n%s", screen)
+	}
+	col := (hi - lo) / float64(len(g.PosOfCol)-1)
+	ends := map[float64]bool{}
+	for i := range v.table.Labels {
+		rs := v.table.Rounds[i]
+		final := math.Log10(rs[len(rs)-1].Value(xm))
+		last := lastDrawn(g.Spans[i])
+		if last < 0 {
+			t.Fatalf("racer %d is not drawn", i+1)
+		}
+		// Column last shows the point of its own position and the
+		// connector to the next; the curve's last point is at last or
+		// last+1.
+		at := lo + float64(g.PosOfCol[last]-1)/float64(len(g.PosOfCol)-1)*(hi-lo)
+		if math.Abs(at-final) > 2*col {
+			t.Errorf("racer %d ends at log10 x = %.3f, its final oracle complexity is %.3f (a column is %.3f)", i+1, at, final, col)
+		}
+		ends[math.Round(at/col)] = true
+	}
+	if len(ends) < 2 {
+		t.Errorf("every racer ends in the same column:\n%s", h.screen())
+	}
+}
+
+// TestModesNamedInCaptions: every mode that changes what a chart means is
+// named in its caption while it is on — linear scale, full y range, tail
+// zoom, the oracle x axis, squared FG, measured x labels.
+func TestModesNamedInCaptions(t *testing.T) {
+	h := finished(t, "paradox")
+	h.size(120, 36)
+	for _, step := range []struct{ key, says string }{{"l", "(linear"}, {"l", "(log"}, {"z", "full y range"}, {"z", "zoom: rounds"}, {"z", "narrowed to"}} {
+		h.key(step.key)
+		if !strings.Contains(h.screen(), step.says) {
+			t.Errorf("after %s the caption does not say %q:\n%s", step.key, step.says, h.screen())
+		}
+	}
+	sw := newHarness(t, preset(t, "fedgain-model", "trials=2"), WithSweepRunner(fakeSweep)).start()
+	sw.size(120, 36)
+	sw.exec(func() tea.Msg { return sweepFrameMsg{sw.sweep().runID} })
+	for _, step := range []struct{ key, says string }{{"g", "FG² (ratio of squared errors)"}, {"x", "x labelled with"}} {
+		sw.key(step.key)
+		sw.exec(func() tea.Msg { return sweepFrameMsg{sw.sweep().runID} })
+		if !strings.Contains(sw.screen(), step.says) {
+			t.Errorf("after %s the sweep does not say %q:\n%s", step.key, step.says, sw.screen())
+		}
+	}
+}
+
+// TestGoldenModes draws the second mode of the screens whose key changes
+// what a chart means, at 100×30: lowrank against the oracle complexity (x),
+// the federation gain of squared errors (g).
+func TestGoldenModes(t *testing.T) {
+	for _, test := range []struct{ preset, key string }{{"lowrank", "x"}, {"fedgain-model", "g"}} {
+		t.Run(test.preset+"-"+test.key, func(t *testing.T) {
+			h := finished(t, test.preset)
+			h.size(100, 30)
+			h.key(test.key)
+			defer h.key(test.key)
+			if v, ok := h.m.v.(*sweepView); ok {
+				h.exec(func() tea.Msg { return sweepFrameMsg{v.runID} })
+			}
+			golden.RequireEqual(t, []byte(h.screen()))
+		})
+	}
 }

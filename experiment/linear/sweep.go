@@ -62,9 +62,13 @@ func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole)
 	for j, name := range gainerNames {
 		stem := "fg_" + name
 		who := []string{"first data-scarce client", "first data-rich client"}[j]
-		caption := "FG, " + who + ", mean over trials"
+		fg := "FG"
+		if c.Squared {
+			fg = "FG² (ratio of squared errors)"
+		}
+		caption := fg + ", " + who + ", mean over trials"
 		if c.RatioOfMeans {
-			caption = "FG, " + who + ", ratio of trial-averaged errors"
+			caption = fg + ", " + who + ", ratio of trial-averaged errors"
 		}
 		ms = append(ms, experiment.SweepMetric{Name: stem, Caption: caption, Ref: 1, RefNote: "FG = 1",
 			Spread: stem + "_median", Marks: squareMarks(sc, j)})
@@ -73,7 +77,7 @@ func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole)
 			suffix, caption string
 			stat            int
 		}{{"_median", "median", statMedian}, {"_p10", "10 % quantile", statP10}, {"_p90", "90 % quantile", statP90}} {
-			ms = append(ms, experiment.SweepMetric{Name: stem + q.suffix, Caption: "FG, " + who + ", " + q.caption + " over trials",
+			ms = append(ms, experiment.SweepMetric{Name: stem + q.suffix, Caption: fg + ", " + who + ", " + q.caption + " over trials",
 				Ref: 1, RefNote: "FG = 1", TableOnly: true, Single: true})
 			roles = append(roles, fgRole{j, q.stat})
 		}

@@ -231,3 +231,66 @@ func TestFormatTickFitsTheLabelColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestNiceTicks: linear ticks step by 1, 2 or 5 × 10^k, lie in the range,
+// and come about as many as asked.
+func TestNiceTicks(t *testing.T) {
+	for _, test := range []struct {
+		lo, hi float64
+		n      int
+	}{{0, 150, 7}, {1, 250, 5}, {0, 180, 2}, {-3, 3, 6}, {0.001, 0.0072, 4}, {20, 200, 9}, {1, 100, 10}} {
+		ticks := NiceTicks(test.lo, test.hi, test.n)
+		if len(ticks) < 2 {
+			t.Errorf("%+v: %v", test, ticks)
+			continue
+		}
+		step := ticks[1] - ticks[0]
+		e := math.Pow(10, math.Floor(math.Log10(step)+1e-9))
+		if m := step / e; math.Abs(m-1) > 1e-9 && math.Abs(m-2) > 1e-9 && math.Abs(m-5) > 1e-9 {
+			t.Errorf("%+v: step %g is not 1, 2 or 5 × 10^k", test, step)
+		}
+		for i, v := range ticks {
+			if v < test.lo-1e-9 || v > test.hi+1e-9 || (i > 0 && math.Abs(v-ticks[i-1]-step) > 1e-9*step) {
+				t.Errorf("%+v: ticks %v", test, ticks)
+				break
+			}
+			if r := v / step; math.Abs(r-math.Round(r)) > 1e-9 {
+				t.Errorf("%+v: tick %g is not a multiple of its step %g", test, v, step)
+			}
+		}
+		if len(ticks) > 2*test.n+1 {
+			t.Errorf("%+v: %d ticks for about %d", test, len(ticks), test.n)
+		}
+	}
+}
+
+// TestTicksNameTheirColumns: a whole-numbered tick sits on a column that
+// shows exactly its position, and no tick label is cut at the edges.
+func TestTicksNameTheirColumns(t *testing.T) {
+	vals := make([]float64, 151)
+	for k := range vals {
+		vals[k] = math.Pow(0.9, float64(k))
+	}
+	for _, w := range []int{60, 80, 100, 137, 160} {
+		var ticks []Tick
+		for _, x := range NiceTicks(0, 150, 6) {
+			ticks = append(ticks, Tick{Pos: x + 1, Label: strconv.FormatFloat(x, 'f', -1, 64)})
+		}
+		out, g := Draw(Spec{Width: w, Height: 12, Points: 151, LogY: true, XAxis: XFull, Ticks: ticks,
+			Curves: []Series{{Values: vals, Glyph: '•'}}})
+		lines := strings.Split(ansi.Strip(out), "\n")
+		labels := lines[len(lines)-1]
+		for _, tk := range ticks {
+			j := colOfPos(g, tk.Pos)
+			if g.PosOfCol[j] != int(tk.Pos) {
+				t.Errorf("width %d: tick %s on a column showing position %d", w, tk.Label, g.PosOfCol[j])
+			}
+			if []rune(lines[len(lines)-2])[PlotLeft+j] != '┬' {
+				t.Errorf("width %d: no ┬ under tick %s", w, tk.Label)
+			}
+		}
+		if !strings.Contains(labels, "150") || ansi.StringWidth(labels) > w {
+			t.Errorf("width %d: the last label is cut: %q", w, labels)
+		}
+	}
+}
