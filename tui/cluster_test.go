@@ -115,7 +115,7 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 	for _, w := range wrongByBand {
 		total += w
 	}
-	if want := fmt.Sprintf("%c %d/%d clients (%.1f %%)", wrongGlyph, total, n, 100*float64(total)/float64(n)); !strings.Contains(screen, want) {
+	if want := fmt.Sprintf("%c %d/%d (%.1f %%)", wrongGlyph, total, n, 100*float64(total)/float64(n)); !strings.Contains(screen, want) {
 		t.Errorf("the grid does not say %q:\n%s", want, screen)
 	}
 	checkWrongShare(t, h, wrongByBand)

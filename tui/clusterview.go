@@ -147,7 +147,7 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	l := v.looks[racer]
 	caption := st.paint(string(l.glyph), st.racerColor(l)) + " " + st.caption.Render(v.table.Labels[racer])
 	if w, n, ok := v.misclustered(racer); ok {
-		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d clients (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
+		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
 	}
 	if switchHint {
 		caption += st.muted.Render(" · c: next racer")
