@@ -19,12 +19,7 @@ import (
 const storyMinWidth = 100
 
 // story is the family's explanation of the scenario, or "".
-func story(sc experiment.Scenario) string {
-	if s, ok := sc.Family.(experiment.Storyteller); ok {
-		return s.Story(sc)
-	}
-	return ""
-}
+func story(sc experiment.Scenario) string { return sc.Family.Story(sc) }
 
 // withStory draws body into w×h, with the story in a panel on the right
 // when it is on and the terminal has room.

@@ -99,7 +99,7 @@ func (r *race) reset() {
 	for _, x := range r.sc.Racers() {
 		r.specs = append(r.specs, x.Spec)
 	}
-	r.looks = looksOf(r.specs)
+	r.looks = looksOf(r.specs, r.sc.Family.Looks())
 	r.facts = r.sc.Family.Facts(r.sc, nil)
 	r.state, r.failures, r.fatal = statePreparing, nil, ""
 	r.progress = experiment.Progress{}
@@ -240,15 +240,14 @@ func (r *race) warn(w string) {
 	r.version++
 }
 
-// summary is the family's end-of-run summary (experiment.Summarizer), once
-// the race is done and fully revealed.
+// summary is the family's end-of-run summary, once the race is done and
+// fully revealed.
 func (r *race) summary() []string {
-	s, ok := r.sc.Family.(experiment.Summarizer)
-	if !ok || r.state != stateDone || r.revealed < r.available() {
+	if r.state != stateDone || r.revealed < r.available() {
 		return nil
 	}
 	var out []string
-	for _, x := range s.Summarize(r.sc, r.table) {
+	for _, x := range r.sc.Family.Summarize(r.sc, r.table) {
 		out = append(out, x.Text)
 	}
 	return out

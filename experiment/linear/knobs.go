@@ -19,19 +19,17 @@ var (
 	rLadder     = []float64{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000}
 )
 
-// Knobs implements experiment.Family: the data and racer keys of every kind,
-// the heterogeneity keys where the data have them, and the sweep keys of the
-// sweeps.
-func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
-	c := cfg(sc)
+// Knobs implements experiment.Computation: the data and racer keys of every
+// kind, the heterogeneity keys where the data have them, and the sweep keys
+// of the sweeps.
+func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
 	data := func(f func(*datasets.Linear) *int) func(*Config) *int {
 		return func(c *Config) *int { return f(&c.Data) }
 	}
 	out := []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
-				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
+				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
 		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps,
 			func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
@@ -59,8 +57,7 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 		out = append(out,
 			experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
 				WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
-					Step: experiment.LadderStep(gammaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Data.Gamma },
-						func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Data.Gamma = v }) })}),
+					Step: experiment.LadderStep(gammaLadder, func(c *Config) *float64 { return &c.Data.Gamma })}),
 			experiment.TextKnob("gamma_scheme", "how Γ is realised: radius or exact",
 				func(c *Config) string { return c.Data.Scheme.String() },
 				func(c *Config, v string) error {
@@ -141,61 +138,55 @@ func followsLocalSteps(c Config) bool {
 
 // stepLocalSteps moves s along its ladder; it says so when no racer follows
 // it (the change would show nothing).
-func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
-	})
-	if c := cfg(sc); !followsLocalSteps(c) {
-		return sc, experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
+var stepLocalSteps = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
+	if !followsLocalSteps(*c) {
+		return experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
 	}
-	return sc, nil
-}
+	return nil
+})
 
 // stepBatch moves the minibatch size along its ladder; 0 (full batch) sits
 // above every batch size smaller than n.
-func stepBatch(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		cur, n := c.Batch, c.Data.Samples
-		switch {
-		case up && cur == 0:
-		case up:
-			next := int(experiment.StepLadder(batchLadder, float64(cur), true))
-			if next >= n || next == cur {
-				next = 0
-			}
-			c.Batch = next
-		default:
-			if cur == 0 {
-				cur = n
-			}
-			c.Batch = int(experiment.StepLadder(batchLadder, float64(cur), false))
+var stepBatch = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	cur, n := c.Batch, c.Data.Samples
+	switch {
+	case up && cur == 0:
+	case up:
+		next := int(experiment.StepLadder(batchLadder, float64(cur), true))
+		if next >= n || next == cur {
+			next = 0
 		}
-	})
-	return sc, nil
-}
+		c.Batch = next
+	default:
+		if cur == 0 {
+			cur = n
+		}
+		c.Batch = int(experiment.StepLadder(batchLadder, float64(cur), false))
+	}
+	return nil
+})
 
 // stepSubspace moves the covariate subspace dimension r along its ladder,
 // with r = d (stored as 0, no covariate shift) at the top, and rescales η in
 // proportion to r as E000-4 does (docs/papers.md §1.9: η = 0.1·r/d keeps the
 // local steps stable as rows scaled by √(d/r) stiffen the local Hessians).
-func stepSubspace(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		d := c.Data.Dim
-		cur := c.Data.SubspaceDim
-		if cur == 0 {
-			cur = d
-		}
-		next := min(int(experiment.StepLadder(rLadder, float64(cur), up)), d)
-		if next == cur {
-			return
-		}
-		// Round to 12 significant digits so that a round trip 100 → 30 → 100
-		// gives back η = 0.1 rather than 0.09999999999999999.
-		c.Eta, _ = strconv.ParseFloat(strconv.FormatFloat(c.Eta*float64(next)/float64(cur), 'g', 12, 64), 64)
-		c.Data.SubspaceDim = next
-		if next == d {
-			c.Data.SubspaceDim = 0
-		}
-	})
-	return sc, nil
-}
+var stepSubspace = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	d := c.Data.Dim
+	cur := c.Data.SubspaceDim
+	if cur == 0 {
+		cur = d
+	}
+	next := min(int(experiment.StepLadder(rLadder, float64(cur), up)), d)
+	if next == cur {
+		return nil
+	}
+	// Round to 12 significant digits so that a round trip 100 → 30 → 100
+	// gives back η = 0.1 rather than 0.09999999999999999.
+	c.Eta, _ = strconv.ParseFloat(strconv.FormatFloat(c.Eta*float64(next)/float64(cur), 'g', 12, 64), 64)
+	c.Data.SubspaceDim = next
+	if next == d {
+		c.Data.SubspaceDim = 0
+	}
+	return nil
+})

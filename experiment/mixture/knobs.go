@@ -9,13 +9,12 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Knobs implements experiment.Family.
-func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
+// Knobs implements experiment.Computation.
+func (compute) Knobs(experiment.Scenario, Config) []experiment.Knob {
 	return []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η of the Phase-2 local updates", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
-				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
+				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
 		experiment.IntKnob("local_steps", "Phase-2 local steps s (FedAvg)", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
 		mixInt("clients", "number of Phase-2 clients M (heavy-tailed sizes)", 1, maxClients, func(m *Spec) *int { return &m.Clients }),

@@ -13,9 +13,8 @@ var (
 	alphaLadder = []float64{0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1} // docs/papers.md §8, 003
 )
 
-// Knobs implements experiment.Family.
-func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
-	c := cfg(sc)
+// Knobs implements experiment.Computation.
+func (compute) Knobs(sc experiment.Scenario, c Config) []experiment.Knob {
 	data := func(f func(*Data) *float64) func(*Config) *float64 {
 		return func(c *Config) *float64 { return f(&c.Data) }
 	}
@@ -23,14 +22,12 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 	alpha := experiment.FloatKnob("alpha", "data heterogeneity α (variance of the clients' mean shifts)", true, data(func(d *Data) *float64 { return &d.Alpha }))
 	if c.Data.DataPath == "" && !sc.IsSweep() {
 		alpha = alpha.WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "α", Desc: "data heterogeneity α",
-			Step: experiment.LadderStep(alphaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Data.Alpha },
-				func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Data.Alpha = v }) })})
+			Step: experiment.LadderStep(alphaLadder, func(c *Config) *float64 { return &c.Data.Alpha })})
 	}
 	out := []experiment.Knob{
 		experiment.FloatKnob("eta", "FedAvg learning rate η", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "FedAvg learning rate η",
-				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
+				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
 		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "FedAvg local steps s", Step: stepLocalSteps}),
 		experiment.IntKnob("clients", "number of clients m", 1, maxClients, idata(func(d *Data) *int { return &d.Clients })),
@@ -140,12 +137,12 @@ func testKnob() experiment.Knob {
 			c.Data.TestPath = v
 			return nil
 		})
-	k.Refuse = func(sc experiment.Scenario) string {
-		if cfg(sc).Data.DataPath == "" {
+	k.Refuse = experiment.Typed(func(_ experiment.Scenario, c Config) string {
+		if c.Data.DataPath == "" {
 			return "applies only once data= is set (set data=… first)"
 		}
 		return ""
-	}
+	})
 	return k
 }
 
@@ -154,14 +151,15 @@ func testKnob() experiment.Knob {
 // seed), so that a preset's synthetic hyper-parameters do not leak into a
 // file run.
 func dataKnob() experiment.Knob {
+	path := experiment.Typed(func(_ experiment.Scenario, c Config) string { return c.Data.DataPath })
 	k := experiment.NewKnob("data", "a LIBSVM or CSV data file (by extension: .csv is CSV) to race on instead of synthetic data",
-		func(s *experiment.Scenario) string { return cfg(*s).Data.DataPath },
+		func(s *experiment.Scenario) string { return path(*s) },
 		func(s *experiment.Scenario, v string) error {
 			if v == "" {
 				// No file: back to the synthetic data of newton-rounds
 				// (keeping the seed), whose bandwidth the file run had
 				// left to the median heuristic.
-				if cfg(*s).Data.DataPath != "" {
+				if path(*s) != "" {
 					seed := s.Seed
 					*s = newtonRounds()
 					s.Preset, s.Seed = "newton-rounds", seed
@@ -171,13 +169,14 @@ func dataKnob() experiment.Knob {
 			if err := readable(v); err != nil {
 				return err
 			}
-			if cfg(*s).Data.DataPath == "" {
+			if path(*s) == "" {
 				*s = dataScenario(s.Seed)
 			}
 			experiment.Update(s, func(c *Config) { c.Data.DataPath = v })
 			return nil
 		})
 	k.Open = dataScenario
+	k.Prompt = dataPrompt()
 	return k
 }
 
@@ -203,15 +202,12 @@ var sweepKnob = func() experiment.Knob {
 
 // stepLocalSteps moves s along its ladder; it says so when no racer follows
 // it.
-func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
-	})
-	c := cfg(sc)
+var stepLocalSteps = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
 	for _, r := range c.Racers {
 		if _, pinned := r.Opt("s"); r.Kind == KindFedAvg && !pinned {
-			return sc, nil
+			return nil
 		}
 	}
-	return sc, experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
-}
+	return experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
+})

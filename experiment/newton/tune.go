@@ -125,12 +125,11 @@ func diverges(points []TunePoint, bw, lambda float64) bool {
 // costs one Cholesky factorisation; the σ² values run in parallel on all
 // cores. The Υ checks need the federation's local statistics at a σ²,
 // built only for the σ² of a candidate (at most two kept at a time).
-func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clients []*datasets.Set, test *datasets.Set,
+func tune(ctx context.Context, n Data, seed uint64, train *datasets.Set, clients []*datasets.Set, test *datasets.Set,
 	report func(experiment.Progress)) (*Tuning, *model.RidgeStats, error) {
-	n := cfg(sc).Data
-	fit, val := train.Split(tuneHoldout, sc.Seed+1)
+	fit, val := train.Split(tuneHoldout, seed+1)
 	t := &Tuning{Classify: train.Classes > 0, BestUpsilon: math.NaN(), Upsilon: math.NaN()}
-	rff := func(bw float64) *model.RFF { return model.NewRFF(train.Dim, n.RFFDim, bw, sc.Seed) }
+	rff := func(bw float64) *model.RFF { return model.NewRFF(train.Dim, n.RFFDim, bw, seed) }
 	var mu sync.Mutex
 	done, total := 0, len(bandwidthGrid)
 	progress := func(stage string, d, tot int) {
