@@ -245,23 +245,6 @@ func projectedEps(dst []float64, c *datasets.Client, j int, theta, u []float64, 
 	}
 }
 
-// unit fills v with a uniform draw from the unit sphere.
-func unit(v []float64, rng *rand.Rand) {
-	for {
-		var s float64
-		for r := range v {
-			v[r] = rng.NormFloat64()
-			s += v[r] * v[r]
-		}
-		if s > 0 {
-			s = math.Sqrt(s)
-			for r := range v {
-				v[r] /= s
-			}
-			return
-		}
-	}
-}
 
 // AnchorGroups says how the anchors grouped under the Δ/2 rule at the end
 // of Phase 1 (docs/papers.md §5.2 step 3, §8), so that a fallback is never
@@ -393,4 +376,14 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 		}
 	}
 	return centres, groups
+}
+
+// unit fills v with a uniform draw from the unit sphere (datasets.GaussianTo
+// divided by its norm, where datasets.UnitTo multiplies by the inverse: the
+// last bits differ, and each keeps the numbers it has always drawn).
+func unit(v []float64, rng *rand.Rand) {
+	s := math.Sqrt(datasets.GaussianTo(v, rng))
+	for r := range v {
+		v[r] /= s
+	}
 }

@@ -159,11 +159,6 @@ func (f *Federation) Heterogeneous() bool {
 // from internal failures.
 var ErrInvalid = errors.New("invalid data configuration")
 
-// stream returns the random stream of one purpose. Stream 0 is the shared
-// truth; stream i+1 is client i.
-func stream(seed uint64, id uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, id))
-}
 
 // Generate draws the federation for the given seed.
 func (c Linear) Generate(seed uint64) (*Federation, error) {
@@ -293,14 +288,7 @@ func growFloats(buf []float64, n int) []float64 {
 // an unscaled δ ~ N(0, I_d) (exact scheme, rescaled later).
 func drawPerturbation(rng *rand.Rand, d int, gamma float64, scheme GammaScheme) []float64 {
 	v := make([]float64, d)
-	var norm float64
-	for norm == 0 {
-		norm = 0
-		for k := range v {
-			v[k] = rng.NormFloat64()
-			norm += v[k] * v[k]
-		}
-	}
+	norm := GaussianTo(v, rng)
 	if scheme == GammaExact {
 		return v
 	}

@@ -170,7 +170,7 @@ func (c Mixture) Truths(seed uint64) ([][]float64, float64, error) {
 				ErrInvalid, c.K, c.Radius, c.Dim, c.MinSep, maxTruthDraws)
 		}
 		for _, t := range truths {
-			unitTo(t, rng)
+			UnitTo(t, rng)
 			for a := range t {
 				t[a] *= c.Radius
 			}
@@ -326,23 +326,6 @@ func pick(cum []float64, u float64) int {
 	return len(cum) - 1
 }
 
-// unitTo fills v with a uniform draw from the unit sphere.
-func unitTo(v []float64, rng *rand.Rand) {
-	for {
-		var s float64
-		for a := range v {
-			v[a] = rng.NormFloat64()
-			s += v[a] * v[a]
-		}
-		if s > 0 {
-			f := 1 / math.Sqrt(s)
-			for a := range v {
-				v[a] *= f
-			}
-			return
-		}
-	}
-}
 
 // separation returns Δ = min_{j≠j'} ‖θ_j − θ_j'‖.
 func separation(ts [][]float64) float64 {

@@ -128,7 +128,7 @@ func (c Newton) Generate(seed uint64) (*NewtonData, error) {
 		}
 		tests[j] = draw(nt)
 	})
-	out.Test = concat(tests, d)
+	out.Test = Concat(tests)
 	return out, nil
 }
 
@@ -159,17 +159,6 @@ func (nd *NewtonData) ModelHeterogeneity() (avg float64, perClient []float64) {
 		avg /= float64(total)
 	}
 	return avg, perClient
-}
-
-// concat stacks sets with the same dimension into one.
-func concat(sets []*Set, d int) *Set {
-	out := &Set{Dim: d}
-	for _, s := range sets {
-		out.N += s.N
-		out.X = append(out.X, s.X...)
-		out.Y = append(out.Y, s.Y...)
-	}
-	return out
 }
 
 func dot(a, b []float64) float64 {

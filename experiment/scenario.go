@@ -6,12 +6,17 @@ import (
 	"strings"
 )
 
-// Limits of the common knobs: generous enough for any experiment of the
-// papers, tight enough that a typo cannot exhaust memory or hang the machine.
+// Limits of the common knobs, and of the sizes the families' knobs share:
+// generous enough for any experiment of the papers, tight enough that a
+// typo cannot exhaust memory or hang the machine.
 const (
-	MaxRounds = 100_000
-	MaxTrials = 100_000
-	MaxFloat  = 1e6 // the largest value a real-valued knob takes
+	MaxRounds  = 100_000
+	MaxTrials  = 100_000
+	MaxFloat   = 1e6 // the largest value a real-valued knob takes
+	MaxClients = 10_000
+	MaxDim     = 2_000 // features of a synthetic federation
+	MaxSamples = 1_000_000
+	MaxSteps   = 1_000 // local steps per round
 )
 
 // Scenario is everything that determines a run or a sweep: same scenario,

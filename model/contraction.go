@@ -312,7 +312,7 @@ func (r *Ridge) iidOps() []*RidgeOp {
 	if r.sets == nil || r.fm == nil {
 		return nil
 	}
-	all := concat(r.sets)
+	all := datasets.Concat(r.sets)
 	perm := datasets.Permutation(all.N, rand.New(rand.NewPCG(1, iidStream)))
 	ops := make([]*RidgeOp, len(r.sets))
 	errs := make([]error, len(ops))
@@ -328,17 +328,6 @@ func (r *Ridge) iidOps() []*RidgeOp {
 		return nil
 	}
 	return ops
-}
-
-// concat stacks the rows of the sets.
-func concat(sets []*datasets.Set) *datasets.Set {
-	out := &datasets.Set{Dim: sets[0].Dim, Classes: sets[0].Classes, Names: sets[0].Names}
-	for _, s := range sets {
-		out.N += s.N
-		out.X = append(out.X, s.X...)
-		out.Y = append(out.Y, s.Y...)
-	}
-	return out
 }
 
 func firstErr(errs []error) error {

@@ -60,18 +60,10 @@ const (
 	KindFedProx = "fedprox"
 )
 
-// Limits of the knobs.
-const (
-	maxClients = 10_000
-	maxDim     = 2_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-)
-
 // racerKinds is the racer syntax of the family.
 var racerKinds = []experiment.RacerKind{
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}, {Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
-	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "b", Min: 0, Max: experiment.MaxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "b", Min: 0, Max: experiment.MaxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 }
 
 // Validate implements experiment.Computation.

@@ -30,10 +30,10 @@ func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
 		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
 				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
-		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps,
+		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, experiment.MaxSteps,
 			func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
-		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
+		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, experiment.MaxSamples, func(c *Config) *int { return &c.Batch }).
 			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
 		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
 			"the paper's reading, docs/papers.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
@@ -43,14 +43,14 @@ func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
 				c.BatchNorm = n
 				return err
 			}),
-		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
-		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
-		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
+		experiment.IntKnob("clients", "number of clients M", 1, experiment.MaxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "feature dimension d", 1, experiment.MaxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
+		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, experiment.MaxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
 	}
 	if c.Kind != polynomialKind {
 		out = append(out,
-			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, maxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
-			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, maxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
+			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, experiment.MaxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
+			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, experiment.MaxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
 	}
 	out = append(out, experiment.FloatKnob("noise", "label noise σ", true, func(c *Config) *float64 { return &c.Data.Noise }))
 	if c.Kind != polynomialKind {
@@ -71,7 +71,7 @@ func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
 					}
 					return nil
 				}),
-			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, maxDim,
+			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, experiment.MaxDim,
 				data(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
 				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
 	}

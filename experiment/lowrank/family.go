@@ -59,17 +59,15 @@ const (
 	KindFedAvg  = "fedavg"
 )
 
+// Limits of the knobs beyond experiment's: the soft-label problem is small.
 const (
-	maxClients = 10_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-	maxDim     = 100
-	maxRank    = 200
+	maxDim  = 100
+	maxRank = 200
 )
 
 var racerKinds = []experiment.RacerKind{
 	{Name: KindFedLRGD, Options: []experiment.RacerOption{{Key: "r", Min: 1, Max: maxRank}}},
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}}},
 }
 
 // Ladders of the live keys.
@@ -111,12 +109,12 @@ func lowRank() experiment.Scenario {
 // Knobs implements experiment.Computation.
 func (compute) Knobs(sc experiment.Scenario, _ Config) []experiment.Knob {
 	out := []experiment.Knob{
-		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, experiment.MaxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "b", Desc: "FedAvg local SGD steps b",
 				Step: experiment.LadderStep(stepsLadder, func(c *Config) *int { return &c.LocalSteps })}),
-		experiment.IntKnob("clients", "number of clients m", 1, maxClients, func(c *Config) *int { return &c.Clients }),
+		experiment.IntKnob("clients", "number of clients m", 1, experiment.MaxClients, func(c *Config) *int { return &c.Clients }),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, func(c *Config) *int { return &c.Dim }),
-		experiment.IntKnob("samples", "samples s per client", 1, maxSamples, func(c *Config) *int { return &c.Samples }),
+		experiment.IntKnob("samples", "samples s per client", 1, experiment.MaxSamples, func(c *Config) *int { return &c.Samples }),
 		experiment.IntKnob("server", "samples R the server holds (≥ every FedLRGD rank r; R = r is the paper's setting)", 1, maxRank, func(c *Config) *int { return &c.Server }),
 		experiment.IntKnob("rank", "FedLRGD rank r of racers that do not pin r (at most server)", 1, maxRank, func(c *Config) *int { return &c.Rank }).
 			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "rank", Desc: "FedLRGD rank r",
@@ -143,8 +141,8 @@ func (compute) Validate(sc experiment.Scenario, c Config) error {
 		return err
 	}
 	switch {
-	case c.Clients < 1 || c.Clients > maxClients:
-		return bad("clients=%d: must lie in 1..%d", c.Clients, maxClients)
+	case c.Clients < 1 || c.Clients > experiment.MaxClients:
+		return bad("clients=%d: must lie in 1..%d", c.Clients, experiment.MaxClients)
 	case c.LocalSteps < 1:
 		return bad("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	case c.Dim < 1 || c.Dim > maxDim:

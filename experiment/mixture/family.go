@@ -38,13 +38,6 @@ type Config struct {
 	LocalSteps int
 }
 
-const (
-	maxClients = 10_000
-	maxDim     = 2_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-)
-
 // Ladders of the live keys.
 var (
 	etaLadder   = experiment.Decades([]float64{1, 1.5, 2, 3, 5, 7}, -4, 2)

@@ -15,10 +15,10 @@ func (compute) Knobs(experiment.Scenario, Config) []experiment.Knob {
 		experiment.FloatKnob("eta", "step size η of the Phase-2 local updates", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
 				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
-		experiment.IntKnob("local_steps", "Phase-2 local steps s (FedAvg)", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+		experiment.IntKnob("local_steps", "Phase-2 local steps s (FedAvg)", 1, experiment.MaxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
-		mixInt("clients", "number of Phase-2 clients M (heavy-tailed sizes)", 1, maxClients, func(m *Spec) *int { return &m.Clients }),
-		mixInt("dim", "feature dimension d", 1, maxDim, func(m *Spec) *int { return &m.Dim }),
+		mixInt("clients", "number of Phase-2 clients M (heavy-tailed sizes)", 1, experiment.MaxClients, func(m *Spec) *int { return &m.Clients }),
+		mixInt("dim", "feature dimension d", 1, experiment.MaxDim, func(m *Spec) *int { return &m.Dim }),
 		mixFloat("noise", "label noise σ", true, func(m *Spec) *float64 { return &m.Noise }),
 		mixInt("k", "number of clusters k", 2, datasets.MaxClusters, func(m *Spec) *int { return &m.K }),
 		experiment.FloatKnobMin("delta", "separation Δ of the truths (0 = as drawn, at least min_sep)", true, minDelta,
@@ -57,7 +57,7 @@ func (compute) Knobs(experiment.Scenario, Config) []experiment.Knob {
 				return nil
 			}),
 		mixInt("max_samples", "largest heavy-tailed client size: n_i = ⌊2/(1 − cU)^0.8⌋ with c = 1 − (2/(max_samples+1))^1.25, so the tail P(n ≥ x) ∝ x^−1.25 reaches it",
-			2, maxSamples, func(m *Spec) *int { return &m.MaxSamples }),
+			2, experiment.MaxSamples, func(m *Spec) *int { return &m.MaxSamples }),
 		mixInt("anchors", "number of anchor clients n_H (0 = ⌈ln N / p_min⌉, the theory's count)", 0, maxAnchors, func(m *Spec) *int { return &m.Anchors }),
 		mixInt("anchor_pairs", "point pairs l per anchor and Phase-1 round", 1, 10_000, func(m *Spec) *int { return &m.Pairs }),
 		mixInt("pool", "2-point clients m per Phase-1 round", 1, 200_000, func(m *Spec) *int { return &m.Pool }),

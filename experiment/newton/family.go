@@ -70,16 +70,9 @@ const (
 	KindFedProx   = "fedprox"
 )
 
-const (
-	maxClients = 10_000
-	maxDim     = 2_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-)
-
 var racerKinds = []experiment.RacerKind{
 	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton},
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "mu", Max: experiment.MaxFloat, Real: true}}},
 }
 
@@ -97,8 +90,8 @@ func (compute) Validate(sc experiment.Scenario, c Config) error {
 		return err
 	}
 	switch {
-	case n.Clients < 1 || n.Clients > maxClients:
-		return bad("clients=%d: must lie in 1..%d", n.Clients, maxClients)
+	case n.Clients < 1 || n.Clients > experiment.MaxClients:
+		return bad("clients=%d: must lie in 1..%d", n.Clients, experiment.MaxClients)
 	case c.LocalSteps < 1:
 		return bad("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	case !(c.Eta > 0):

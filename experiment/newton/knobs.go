@@ -28,15 +28,15 @@ func (compute) Knobs(sc experiment.Scenario, c Config) []experiment.Knob {
 		experiment.FloatKnob("eta", "FedAvg learning rate η", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "FedAvg learning rate η",
 				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
-		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, experiment.MaxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "FedAvg local steps s", Step: stepLocalSteps}),
-		experiment.IntKnob("clients", "number of clients m", 1, maxClients, idata(func(d *Data) *int { return &d.Clients })),
-		experiment.IntKnob("dim", "input dimension d of the synthetic data", 1, maxDim, idata(func(d *Data) *int { return &d.Dim })),
+		experiment.IntKnob("clients", "number of clients m", 1, experiment.MaxClients, idata(func(d *Data) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "input dimension d of the synthetic data", 1, experiment.MaxDim, idata(func(d *Data) *int { return &d.Dim })),
 		samplesKnob(),
 		alpha,
 		experiment.FloatKnob("beta", "model heterogeneity β (variance of the clients' model vectors)", true, data(func(d *Data) *float64 { return &d.Beta })),
 		experiment.FloatKnob("noise_var", "label-noise variance", true, data(func(d *Data) *float64 { return &d.NoiseVar })),
-		experiment.IntKnob("test_size", "synthetic test points", 1, maxSamples, idata(func(d *Data) *int { return &d.TestSize })),
+		experiment.IntKnob("test_size", "synthetic test points", 1, experiment.MaxSamples, idata(func(d *Data) *int { return &d.TestSize })),
 		experiment.IntKnob("rff_dim", "random Fourier features M", 1, 5000, idata(func(d *Data) *int { return &d.RFFDim })),
 		experiment.FloatKnob("bandwidth", "kernel bandwidth σ² (0 = from the median pairwise distance)", true, data(func(d *Data) *float64 { return &d.Bandwidth })),
 		experiment.FloatKnob("lambda", "ridge regularisation λ", false, data(func(d *Data) *float64 { return &d.Lambda })),
@@ -70,7 +70,7 @@ func (compute) Knobs(sc experiment.Scenario, c Config) []experiment.Knob {
 				return nil
 			}),
 		experiment.FloatKnob("dirichlet_c", "Dirichlet concentration c (label skew; sizes only for regression; 0 = iid)", true, data(func(d *Data) *float64 { return &d.DirichletC })),
-		experiment.IntKnob("min_size", "smallest client of a Dirichlet split", 1, maxSamples, idata(func(d *Data) *int { return &d.MinSize })),
+		experiment.IntKnob("min_size", "smallest client of a Dirichlet split", 1, experiment.MaxSamples, idata(func(d *Data) *int { return &d.MinSize })),
 		experiment.FloatKnob("holdout", "hold-out fraction for testing when there is no test file", false, data(func(d *Data) *float64 { return &d.Holdout })),
 		experiment.TextKnob("task", "auto, classification or regression (auto: whole-number labels with at most 100 values are classes)",
 			func(c *Config) string { return c.Data.Task },
@@ -106,7 +106,7 @@ func (compute) Knobs(sc experiment.Scenario, c Config) []experiment.Knob {
 		}
 		if sc.Sweep.Knob == "clients" {
 			out = append(out, experiment.IntKnob("total_samples", "|D|, training samples in all of the local-size sweep (samples = total_samples/clients)",
-				1, maxSamples, func(c *Config) *int { return &c.Total }))
+				1, experiment.MaxSamples, func(c *Config) *int { return &c.Total }))
 		}
 	}
 	return out
@@ -114,7 +114,7 @@ func (compute) Knobs(sc experiment.Scenario, c Config) []experiment.Knob {
 
 // samplesKnob is |D_j|; the local-size sweep derives it from total_samples.
 func samplesKnob() experiment.Knob {
-	k := experiment.IntKnob("samples", "samples |D_j| per client (synthetic)", 1, maxSamples, func(c *Config) *int { return &c.Data.Samples })
+	k := experiment.IntKnob("samples", "samples |D_j| per client (synthetic)", 1, experiment.MaxSamples, func(c *Config) *int { return &c.Data.Samples })
 	k.Refuse = func(sc experiment.Scenario) string {
 		if sc.Sweep.Knob == "clients" {
 			return "the local-size sweep sets samples = total_samples/clients; set total_samples"

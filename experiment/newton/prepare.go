@@ -47,7 +47,7 @@ func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, re
 		}
 		clients, test = nd.Clients, nd.Test
 		if n.Tune {
-			train = concat(clients)
+			train = datasets.Concat(clients)
 		}
 	} else {
 		var err error
@@ -125,18 +125,6 @@ func partition(ctx context.Context, n Data, seed uint64, train *datasets.Set) ([
 		clients[j] = train.Subset(idx)
 	}
 	return clients, nil
-}
-
-// concat stacks the rows of the clients (the training set of a synthetic
-// federation, for tuning).
-func concat(sets []*datasets.Set) *datasets.Set {
-	out := &datasets.Set{Dim: sets[0].Dim, Classes: sets[0].Classes, Names: sets[0].Names}
-	for _, s := range sets {
-		out.N += s.N
-		out.X = append(out.X, s.X...)
-		out.Y = append(out.Y, s.Y...)
-	}
-	return out
 }
 
 // synthetic generates the synthetic FedNewton federation of the scenario
