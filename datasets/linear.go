@@ -53,15 +53,26 @@ type Linear struct {
 // typo on the command line gives an error instead of exhausting memory.
 const MaxEntries = 50_000_000
 
+// checkSizes reports the first of clients, dim and samples per client
+// below 1, the sizes every synthetic federation needs.
+func checkSizes(clients, dim, samples int) error {
+	switch {
+	case clients < 1:
+		return fmt.Errorf("clients=%d: need at least 1 client", clients)
+	case dim < 1:
+		return fmt.Errorf("dim=%d: need dimension at least 1", dim)
+	case samples < 1:
+		return fmt.Errorf("samples=%d: need at least 1 sample per client", samples)
+	}
+	return nil
+}
+
 // Validate reports the first inconsistency of the configuration.
 func (c Linear) Validate() error {
+	if err := checkSizes(c.Clients, c.Dim, c.Samples); err != nil {
+		return err
+	}
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
-	case c.Dim < 1:
-		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
-	case c.Samples < 1:
-		return fmt.Errorf("samples=%d: need at least 1 sample per client", c.Samples)
 	case c.ScarceClients < 0 || c.ScarceClients > c.Clients:
 		return fmt.Errorf("scarce_clients=%d: must lie in 0..clients=%d", c.ScarceClients, c.Clients)
 	case c.ScarceClients > 0 && c.ScarceSamples < 1:

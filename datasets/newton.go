@@ -29,13 +29,10 @@ type Newton struct {
 
 // Validate reports the first inconsistency of the configuration.
 func (c Newton) Validate() error {
+	if err := checkSizes(c.Clients, c.Dim, c.Samples); err != nil {
+		return err
+	}
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
-	case c.Dim < 1:
-		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
-	case c.Samples < 1:
-		return fmt.Errorf("samples=%d: need at least 1 sample per client", c.Samples)
 	case c.DirichletC > 0 && c.Samples < dirichletFloor:
 		return fmt.Errorf("samples=%d: a Dirichlet size split needs at least %d per client on average", c.Samples, dirichletFloor)
 	case !(c.DirichletC >= 0) || math.IsInf(c.DirichletC, 0):
