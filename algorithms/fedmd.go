@@ -245,7 +245,6 @@ func projectedEps(dst []float64, c *datasets.Client, j int, theta, u []float64, 
 	}
 }
 
-
 // AnchorGroups says how the anchors grouped under the Δ/2 rule at the end
 // of Phase 1 (docs/papers.md §5.2 step 3, §8), so that a fallback is never
 // silent.
