@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -171,6 +172,26 @@ func underflows(v string) bool {
 	}
 	v = strings.TrimPrefix(strings.TrimPrefix(v, "0x"), "0X")
 	return strings.ContainsAny(v, "123456789abcdefABCDEF")
+}
+
+// ChoiceKnob is a knob of C with a few named values: get names the value
+// of c, set applies one of the choices (anything else is refused).
+func ChoiceKnob[C any](name, help string, choices []string, get func(*C) string, set func(c *C, choice string)) Knob {
+	return TextKnob(name, help, get, func(c *C, v string) error {
+		if !slices.Contains(choices, v) {
+			return fmt.Errorf("must be %s", orList(choices))
+		}
+		set(c, v)
+		return nil
+	})
+}
+
+// orList writes "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }
 
 // BoolKnob is a true/false field of C.

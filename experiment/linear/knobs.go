@@ -1,7 +1,6 @@
 package linear
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/fedscope/fedscope/datasets"
@@ -23,10 +22,16 @@ var (
 // kind, the heterogeneity keys where the data have them, and the sweep keys
 // of the sweeps.
 func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
-	data := func(f func(*datasets.Linear) *int) func(*Config) *int {
-		return func(c *Config) *int { return f(&c.Data) }
+	out := append(stepKnobs(), dataKnobs(c.Kind != polynomialKind)...)
+	if c.Kind != runKind {
+		out = append(out, sweepKnobs(c.Kind)...)
 	}
-	out := []experiment.Knob{
+	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
+}
+
+// stepKnobs are the racers' local updates: η, s and the minibatches.
+func stepKnobs() []experiment.Knob {
+	return []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
 				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
@@ -43,87 +48,86 @@ func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
 				c.BatchNorm = n
 				return err
 			}),
-		experiment.IntKnob("clients", "number of clients M", 1, experiment.MaxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
-		experiment.IntKnob("dim", "feature dimension d", 1, experiment.MaxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
-		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, experiment.MaxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
 	}
-	if c.Kind != polynomialKind {
+}
+
+// dataField reaches a whole-number field of the federation.
+func dataField(f func(*datasets.Linear) *int) func(*Config) *int {
+	return func(c *Config) *int { return f(&c.Data) }
+}
+
+// dataKnobs are the federation's sizes and noise and, with heterogeneity
+// (all but the polynomial fit), its data-scarce clients, Γ and the
+// covariate subspace.
+func dataKnobs(heterogeneity bool) []experiment.Knob {
+	out := []experiment.Knob{
+		experiment.IntKnob("clients", "number of clients M", 1, experiment.MaxClients, dataField(func(d *datasets.Linear) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "feature dimension d", 1, experiment.MaxDim, dataField(func(d *datasets.Linear) *int { return &d.Dim })),
+		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, experiment.MaxSamples, dataField(func(d *datasets.Linear) *int { return &d.Samples })),
+	}
+	if heterogeneity {
 		out = append(out,
-			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, experiment.MaxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
-			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, experiment.MaxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
+			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, experiment.MaxClients, dataField(func(d *datasets.Linear) *int { return &d.ScarceClients })),
+			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, experiment.MaxSamples, dataField(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
 	}
 	out = append(out, experiment.FloatKnob("noise", "label noise σ", true, func(c *Config) *float64 { return &c.Data.Noise }))
-	if c.Kind != polynomialKind {
-		out = append(out,
-			experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
-				WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
-					Step: experiment.LadderStep(gammaLadder, func(c *Config) *float64 { return &c.Data.Gamma })}),
-			experiment.TextKnob("gamma_scheme", "how Γ is realised: radius or exact",
-				func(c *Config) string { return c.Data.Scheme.String() },
-				func(c *Config, v string) error {
-					switch v {
-					case "radius":
-						c.Data.Scheme = datasets.GammaRadius
-					case "exact":
-						c.Data.Scheme = datasets.GammaExact
-					default:
-						return fmt.Errorf("must be radius or exact")
-					}
-					return nil
-				}),
-			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, experiment.MaxDim,
-				data(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
-				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
+	if !heterogeneity {
+		return out
 	}
-	if c.Kind != runKind {
-		fedErr := experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
-			func(c *Config) string { return c.FedError.String() },
-			func(c *Config, v string) error {
-				e, err := model.ParseFedError(v)
-				c.FedError = e
-				return err
-			})
-		if c.Kind == fedGainKind {
-			// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (docs/papers.md §8).
-			fedErr = fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit"))
-		}
-		out = append(out, experiment.TrialsKnob(), fedErr)
+	return append(out,
+		experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
+			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
+				Step: experiment.LadderStep(gammaLadder, func(c *Config) *float64 { return &c.Data.Gamma })}),
+		experiment.ChoiceKnob("gamma_scheme", "how Γ is realised: radius or exact", []string{"radius", "exact"},
+			func(c *Config) string { return c.Data.Scheme.String() },
+			func(c *Config, v string) {
+				c.Data.Scheme = datasets.GammaRadius
+				if v == "exact" {
+					c.Data.Scheme = datasets.GammaExact
+				}
+			}),
+		experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, experiment.MaxDim,
+			dataField(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
+			WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
+}
+
+// sweepKnobs are the trials and how the federated error is measured and,
+// for the federation gain, how FG is formed and averaged.
+func sweepKnobs(k kind) []experiment.Knob {
+	fedErr := experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
+		func(c *Config) string { return c.FedError.String() },
+		func(c *Config, v string) error {
+			e, err := model.ParseFedError(v)
+			c.FedError = e
+			return err
+		})
+	if k != fedGainKind {
+		// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (docs/papers.md §8).
+		return []experiment.Knob{experiment.TrialsKnob(), fedErr}
 	}
-	if c.Kind == fedGainKind {
-		out = append(out, experiment.TextKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)",
+	return []experiment.Knob{experiment.TrialsKnob(),
+		fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit")),
+		experiment.ChoiceKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)", []string{"norm", "squared"},
 			func(c *Config) string {
 				if c.Squared {
 					return "squared"
 				}
 				return "norm"
 			},
-			func(c *Config, v string) error {
-				switch v {
-				case "norm", "squared":
-					c.Squared = v == "squared"
-					return nil
+			func(c *Config, v string) { c.Squared = v == "squared" }).
+			WithLive(experiment.Cycle("fg_ratio", "g", "FG²", "FG as a ratio of errors or of squared errors", "norm", "squared")),
+		experiment.ChoiceKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
+			"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
+			"the median and the 10–90 % spread are written beside it either way", []string{"mean_of_ratios", "ratio_of_means"},
+			func(c *Config) string {
+				if c.RatioOfMeans {
+					return "ratio_of_means"
 				}
-				return fmt.Errorf("must be norm or squared")
-			}).WithLive(experiment.Cycle("fg_ratio", "g", "FG²", "FG as a ratio of errors or of squared errors", "norm", "squared")),
-			experiment.TextKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
-				"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
-				"the median and the 10–90 % spread are written beside it either way",
-				func(c *Config) string {
-					if c.RatioOfMeans {
-						return "ratio_of_means"
-					}
-					return "mean_of_ratios"
-				},
-				func(c *Config, v string) error {
-					switch v {
-					case "mean_of_ratios", "ratio_of_means":
-						c.RatioOfMeans = v == "ratio_of_means"
-						return nil
-					}
-					return fmt.Errorf("must be mean_of_ratios or ratio_of_means")
-				}).WithLive(experiment.Cycle("fg_stat", "m", "FG stat", "FG over the trials", "mean_of_ratios", "ratio_of_means")))
+				return "mean_of_ratios"
+			},
+			func(c *Config, v string) { c.RatioOfMeans = v == "ratio_of_means" }).
+			WithLive(experiment.Cycle("fg_stat", "m", "FG stat", "FG over the trials", "mean_of_ratios", "ratio_of_means")),
 	}
-	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
 }
 
 // followsLocalSteps reports whether some FedAvg racer follows local_steps.

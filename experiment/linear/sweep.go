@@ -287,67 +287,90 @@ func fedGainSplit(row []float64, j int) (gamma, local float64, curve []float64) 
 // realised Γ its mean and standard deviation over the trials.
 func fedGainStat(sc experiment.Scenario, c Config) experiment.StatFunc {
 	_, roles := fedGainMetrics(sc, c)
-	pow := func(x float64) float64 {
-		if c.Squared {
-			return x * x
-		}
-		return x
-	}
 	return func(cells [][][]float64, racer, metric int) (float64, float64, int) {
 		if metric >= len(roles) {
 			return math.NaN(), math.NaN(), 0
 		}
 		role := roles[metric]
-		var localSum float64
-		var curveSum, ratios, gammas []float64
-		for _, cell := range cells {
-			if cell == nil || racer >= len(cell) {
-				continue
-			}
-			j := max(role.gainer, 0)
-			gamma, local, curve := fedGainSplit(cell[racer], j)
-			if role.stat == statGamma {
-				if finite(gamma) {
-					gammas = append(gammas, gamma)
-				}
-				continue
-			}
-			if !finite(local) || len(curve) == 0 || !allFinite(curve) {
-				continue
-			}
-			if curveSum == nil {
-				curveSum = make([]float64, len(curve))
-			}
-			localSum += pow(local)
-			for t, e := range curve {
-				curveSum[t] += pow(e)
-			}
-			ratios = append(ratios, model.Gain(local, slices.Min(curve), c.Squared))
-		}
 		if role.stat == statGamma {
-			if len(gammas) == 0 {
-				return math.NaN(), math.NaN(), 0
-			}
-			return experiment.Mean(gammas), experiment.SampleStd(gammas), len(gammas)
+			return gammaStat(cells, racer)
 		}
-		n := len(ratios)
+		tr := collectGains(cells, racer, role.gainer, c.Squared)
+		n := len(tr.ratios)
 		if n == 0 {
 			return math.NaN(), math.NaN(), 0
 		}
 		switch role.stat {
 		case statMedian:
-			return Quantile(ratios, 0.5), math.NaN(), n
+			return Quantile(tr.ratios, 0.5), math.NaN(), n
 		case statP10:
-			return Quantile(ratios, 0.1), math.NaN(), n
+			return Quantile(tr.ratios, 0.1), math.NaN(), n
 		case statP90:
-			return Quantile(ratios, 0.9), math.NaN(), n
+			return Quantile(tr.ratios, 0.9), math.NaN(), n
 		}
-		mean := experiment.Mean(ratios)
+		mean := experiment.Mean(tr.ratios)
 		if c.RatioOfMeans {
-			mean = localSum / slices.Min(curveSum) // the 1/n factors cancel
+			mean = tr.localSum / slices.Min(tr.curveSum) // the 1/n factors cancel
 		}
-		return mean, experiment.SampleStd(ratios), n
+		return mean, experiment.SampleStd(tr.ratios), n
 	}
+}
+
+// gains is one gainer's FG over the trials done: the per-trial FG, and the
+// sums over trials of the (squared, with fg_ratio=squared) local error and
+// federated error curve.
+type gains struct {
+	ratios   []float64
+	localSum float64
+	curveSum []float64
+}
+
+// collectGains reads gainer j's FG from one racer's row of every trial
+// done, leaving out trials where it is not finite.
+func collectGains(cells [][][]float64, racer, j int, squared bool) gains {
+	pow := func(x float64) float64 {
+		if squared {
+			return x * x
+		}
+		return x
+	}
+	var g gains
+	for _, cell := range cells {
+		if cell == nil || racer >= len(cell) {
+			continue
+		}
+		_, local, curve := fedGainSplit(cell[racer], j)
+		if !finite(local) || len(curve) == 0 || !allFinite(curve) {
+			continue
+		}
+		if g.curveSum == nil {
+			g.curveSum = make([]float64, len(curve))
+		}
+		g.localSum += pow(local)
+		for t, e := range curve {
+			g.curveSum[t] += pow(e)
+		}
+		g.ratios = append(g.ratios, model.Gain(local, slices.Min(curve), squared))
+	}
+	return g
+}
+
+// gammaStat is the mean and standard deviation over the trials of the
+// realised Γ.
+func gammaStat(cells [][][]float64, racer int) (float64, float64, int) {
+	var gammas []float64
+	for _, cell := range cells {
+		if cell == nil || racer >= len(cell) {
+			continue
+		}
+		if gamma, _, _ := fedGainSplit(cell[racer], 0); finite(gamma) {
+			gammas = append(gammas, gamma)
+		}
+	}
+	if len(gammas) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	return experiment.Mean(gammas), experiment.SampleStd(gammas), len(gammas)
 }
 
 // Quantile returns the p-quantile of xs by linear interpolation between the
@@ -461,6 +484,39 @@ func federatedErrors(ctx context.Context, rounds int, c Config, fed *datasets.Fe
 // clients' statistics (algorithms.MapBuilder), in buf's memory.
 func federatedCurves(ctx context.Context, rounds int, c Config, fed *datasets.Federation, k int,
 	errs func(theta, out []float64), buf *evalBuffers) ([][][]float64, error) {
+	racers := resolve(c)
+	maps, err := buildMaps(ctx, fed, racers, buf)
+	if err != nil {
+		return nil, err
+	}
+	d := fed.Dim
+	buf.cur = slices.Grow(buf.cur[:0], k)[:k]
+	buf.theta = slices.Grow(buf.theta[:0], d)[:d]
+	buf.next = slices.Grow(buf.next[:0], d)[:d]
+	out := make([][][]float64, len(racers))
+	for i, r := range racers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if c.FedError == model.FedErrorLimit {
+			maps[i].LimitTo(buf.theta, &buf.limit)
+			errs(buf.theta, buf.cur)
+			out[i] = make([][]float64, k)
+			for j := range out[i] {
+				out[i][j] = []float64{buf.cur[j]}
+			}
+			continue
+		}
+		if out[i], err = iterate(ctx, maps[i], r, rounds, c.FedError, errs, buf); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// buildMaps builds the round maps of the racers in one pass over the
+// clients' statistics (algorithms.MapBuilder), in buf's memory.
+func buildMaps(ctx context.Context, fed *datasets.Federation, racers []resolved, buf *evalBuffers) ([]algorithms.RoundMap, error) {
 	d, m := fed.Dim, len(fed.Clients)
 	if cap(buf.locals) < m {
 		buf.locals = append(buf.locals[:cap(buf.locals)], make([]model.Local, m-cap(buf.locals))...)
@@ -473,63 +529,47 @@ func federatedCurves(ctx context.Context, rounds int, c Config, fed *datasets.Fe
 		locals[i].Set(c.X, c.Y, c.N, d, c.Support, fed.Compact, &buf.lw)
 		buf.w[i] = float64(c.N) / float64(total)
 	}
-	racers := resolve(c)
 	buf.specs = buf.specs[:0]
 	for _, r := range racers {
 		buf.specs = append(buf.specs, r.mapSpec())
 	}
-	maps, err := buf.maps.Build(ctx, locals, buf.w, d, buf.specs, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	fedErr := c.FedError
-	out := make([][][]float64, len(racers))
-	buf.cur = slices.Grow(buf.cur[:0], k)[:k]
-	buf.theta = slices.Grow(buf.theta[:0], d)[:d]
-	buf.next = slices.Grow(buf.next[:0], d)[:d]
+	return buf.maps.Build(ctx, locals, buf.w, d, buf.specs, nil, nil)
+}
+
+// iterate runs racer r's round map from θ_0 = 0 for rounds rounds and
+// returns each error's curve over t = 0, …, T (fed_error=min) or its value
+// at the final round; a NaN error at t = 0 (no such client) stays NaN.
+func iterate(ctx context.Context, m algorithms.RoundMap, r resolved, rounds int, fedErr model.FedError,
+	errs func(theta, out []float64), buf *evalBuffers) ([][]float64, error) {
 	cur := buf.cur
-	for i, r := range racers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	theta, next := buf.theta, buf.next
+	clear(theta)
+	errs(theta, cur) // t = 0
+	out := make([][]float64, len(cur))
+	for j := range out {
+		out[j] = []float64{cur[j]}
+		if fedErr == model.FedErrorMin {
+			out[j] = slices.Grow(out[j], rounds)
 		}
-		m := maps[i]
-		out[i] = make([][]float64, k)
-		if fedErr == model.FedErrorLimit {
-			m.LimitTo(buf.theta, &buf.limit)
-			errs(buf.theta, cur)
-			for j := range out[i] {
-				out[i][j] = []float64{cur[j]}
-			}
-			continue
+	}
+	for t := 1; t <= rounds; t++ {
+		if t%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		theta, next := buf.theta, buf.next
-		clear(theta)
-		errs(theta, cur) // t = 0
-		for j := range out[i] {
-			out[i][j] = []float64{cur[j]}
-			if fedErr == model.FedErrorMin {
-				out[i][j] = slices.Grow(out[i][j], rounds)
+		m.Step(next, theta)
+		theta, next = next, theta
+		errs(theta, cur)
+		for j, e := range cur {
+			if math.IsNaN(out[j][0]) { // no such client
+				continue
 			}
-		}
-		for t := 1; t <= rounds; t++ {
-			if t%256 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
+				return nil, &experiment.RacerError{Label: r.label, Err: &algorithms.DivergedError{Round: t, Eta: r.eta, Limit: math.NaN()}}
 			}
-			m.Step(next, theta)
-			theta, next = next, theta
-			errs(theta, cur)
-			for j, e := range cur {
-				if math.IsNaN(out[i][j][0]) { // no such client
-					continue
-				}
-				if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
-					return nil, &experiment.RacerError{Label: r.label, Err: &algorithms.DivergedError{Round: t, Eta: r.eta, Limit: math.NaN()}}
-				}
-				if fedErr == model.FedErrorFinal {
-					out[i][j][0] = e
-				} else {
-					out[i][j] = append(out[i][j], e)
-				}
+			if fedErr == model.FedErrorFinal {
+				out[j][0] = e
+			} else {
+				out[j] = append(out[j], e)
 			}
 		}
 	}
