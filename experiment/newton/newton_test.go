@@ -313,3 +313,24 @@ func TestSameBytesAnyCPUs(t *testing.T) {
 			a.Bandwidth, a.Lambda, a.Ridge.Contraction(), b.Bandwidth, b.Lambda, b.Ridge.Contraction())
 	}
 }
+
+// TestFileChoiceKnobs: the keys of a data file with named values take
+// exactly those, and say which when refused.
+func TestFileChoiceKnobs(t *testing.T) {
+	sc := preset(t, "newton-rounds")
+	for _, test := range []struct{ key, good, want string }{
+		{"task", "classification", `task="x": must be auto, classification or regression`},
+		{"label_column", "last", `label_column="x": must be first or last`},
+		{"partition", "dirichlet", `partition="x": must be iid or dirichlet`},
+	} {
+		if err := sc.Set(test.key, "x"); err == nil || err.Error() != test.want {
+			t.Errorf("%s=x: %v, want %q", test.key, err, test.want)
+		}
+		if err := sc.Set(test.key, test.good); err != nil || sc.Get(test.key) != test.good {
+			t.Errorf("%s=%s: %v, reads back %q", test.key, test.good, err, sc.Get(test.key))
+		}
+	}
+	if d := cfg(sc).Data; d.Task != "classification" || !d.LabelLast || d.DirichletC != 0.5 {
+		t.Errorf("data configuration %+v, want task, label column and Dirichlet c = 0.5 set", d)
+	}
+}
