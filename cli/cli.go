@@ -434,9 +434,9 @@ func (a *app) runRace(ctx context.Context, j *job) error {
 	// A family may summarise the finished run per racer (paper 000: rounds to
 	// converge and the saving against FedAvg s=1): stderr lines, and records
 	// after the rows in JSON lines.
-	if s, ok := j.sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
+	if !interrupted && res.Racers != nil {
 		j.mu.Lock()
-		j.sums = s.Summarize(j.sc, j.run)
+		j.sums = j.sc.Family.Summarize(j.sc, j.run)
 		j.mu.Unlock()
 	}
 	if err := j.finish(a, interrupted); err != nil || interrupted {

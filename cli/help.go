@@ -216,10 +216,8 @@ func (a *app) writeOverview(w io.Writer) {
 func (a *app) writePreset(w io.Writer, p experiment.Preset) error {
 	sc := p.Scenario()
 	fmt.Fprintf(w, "%s: %s\npaper: %s\n", p.Name, p.Summary, sc.Family.Paper())
-	if s, ok := sc.Family.(experiment.Storyteller); ok {
-		if story := strings.TrimSpace(s.Story(sc)); story != "" {
-			fmt.Fprintf(w, "\n%s\n", ansi.Wrap(story, 78, ""))
-		}
+	if story := strings.TrimSpace(sc.Family.Story(sc)); story != "" {
+		fmt.Fprintf(w, "\n%s\n", ansi.Wrap(story, 78, ""))
 	}
 	if h := strings.TrimSpace(sc.Family.Help(sc)); h != "" {
 		fmt.Fprintf(w, "\n%s\n", ansi.Wrap(h, 78, ""))

@@ -270,57 +270,10 @@ func ReadShard(r io.Reader, name string) (*ShardFile, error) {
 	sc.Buffer(make([]byte, 0, 1<<20), 1<<30)
 	f := &ShardFile{Name: name}
 	line := 0
-	bad := func(format string, args ...any) error {
-		return Errorf("merge: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
-	}
 	for sc.Scan() {
 		line++
-		b := sc.Bytes()
-		var kind struct{ Record string }
-		if err := json.Unmarshal(b, &kind); err != nil {
-			return nil, bad("not a JSON line (%v)", err)
-		}
-		switch {
-		case line == 1 && kind.Record != "shard":
-			return nil, bad("not a shard file of fedscope sweep --shard (its first line is not a shard record)")
-		case kind.Record == "shard" && line > 1:
-			return nil, bad("a second shard header: concatenated files? give them to merge separately")
-		case kind.Record == "shard":
-			if err := json.Unmarshal(b, &f.Header); err != nil {
-				return nil, bad("malformed shard header (%v)", err)
-			}
-			if f.Header.Format != ShardFormat {
-				return nil, bad("shard format %d, this fedscope reads format %d", f.Header.Format, ShardFormat)
-			}
-			sh, err := ParseShard(f.Header.Shard)
-			if err != nil {
-				return nil, bad("shard %q in the header: %v", f.Header.Shard, err)
-			}
-			f.Shard = sh
-		case kind.Record == "trial":
-			if f.Complete {
-				return nil, bad("an evaluation after the end line")
-			}
-			var t shardTrial
-			if err := json.Unmarshal(b, &t); err != nil {
-				return nil, bad("malformed evaluation (%v)", err)
-			}
-			vals := make([][]float64, len(t.Values))
-			for i, row := range t.Values {
-				vals[i] = make([]float64, len(row))
-				for j, v := range row {
-					vals[i][j] = float64(v)
-				}
-			}
-			f.Results = append(f.Results, TrialResult{Point: t.Point, Trial: t.Trial, Values: vals})
-		case kind.Record == "end":
-			var e shardEnd
-			if err := json.Unmarshal(b, &e); err != nil || e.Evaluations != len(f.Results) {
-				return nil, bad("the end line counts %d evaluations, the file holds %d", e.Evaluations, len(f.Results))
-			}
-			f.Complete = true
-		default:
-			return nil, bad("unknown record %q", kind.Record)
+		if msg := f.add(sc.Bytes(), line); msg != "" {
+			return nil, Errorf("merge: %s:%d: %s", name, line, msg)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -330,6 +283,64 @@ func ReadShard(r io.Reader, name string) (*ShardFile, error) {
 		return nil, Errorf("merge: %s: empty file, not a shard of fedscope sweep --shard", name)
 	}
 	return f, nil
+}
+
+// add reads line number line of a shard file into f, and says what is
+// wrong with it ("" when nothing is).
+func (f *ShardFile) add(b []byte, line int) string {
+	var kind struct{ Record string }
+	if err := json.Unmarshal(b, &kind); err != nil {
+		return fmt.Sprintf("not a JSON line (%v)", err)
+	}
+	switch {
+	case line == 1 && kind.Record != "shard":
+		return "not a shard file of fedscope sweep --shard (its first line is not a shard record)"
+	case kind.Record == "shard" && line > 1:
+		return "a second shard header: concatenated files? give them to merge separately"
+	case kind.Record == "shard":
+		return f.addHeader(b)
+	case kind.Record == "trial":
+		if f.Complete {
+			return "an evaluation after the end line"
+		}
+		var t shardTrial
+		if err := json.Unmarshal(b, &t); err != nil {
+			return fmt.Sprintf("malformed evaluation (%v)", err)
+		}
+		vals := make([][]float64, len(t.Values))
+		for i, row := range t.Values {
+			vals[i] = make([]float64, len(row))
+			for j, v := range row {
+				vals[i][j] = float64(v)
+			}
+		}
+		f.Results = append(f.Results, TrialResult{Point: t.Point, Trial: t.Trial, Values: vals})
+	case kind.Record == "end":
+		var e shardEnd
+		if err := json.Unmarshal(b, &e); err != nil || e.Evaluations != len(f.Results) {
+			return fmt.Sprintf("the end line counts %d evaluations, the file holds %d", e.Evaluations, len(f.Results))
+		}
+		f.Complete = true
+	default:
+		return fmt.Sprintf("unknown record %q", kind.Record)
+	}
+	return ""
+}
+
+// addHeader reads the shard header line into f.
+func (f *ShardFile) addHeader(b []byte) string {
+	if err := json.Unmarshal(b, &f.Header); err != nil {
+		return fmt.Sprintf("malformed shard header (%v)", err)
+	}
+	if f.Header.Format != ShardFormat {
+		return fmt.Sprintf("shard format %d, this fedscope reads format %d", f.Header.Format, ShardFormat)
+	}
+	sh, err := ParseShard(f.Header.Shard)
+	if err != nil {
+		return fmt.Sprintf("shard %q in the header: %v", f.Header.Shard, err)
+	}
+	f.Shard = sh
+	return ""
 }
 
 // MergeShards checks that the shards are the n shards of one sweep, each
@@ -353,7 +364,35 @@ func MergeShards(files []*ShardFile, version string, rebuild func(ShardArgs) (Sc
 		return nil, Errorf("merge: %s was computed by fedscope %s, this is fedscope %s: merge with the version that computed the shards",
 			first.Name, h.Version, version)
 	}
-	n := first.Shard.Count
+	byIndex, err := inShardOrder(files)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := rebuild(h.Args)
+	if err != nil {
+		return nil, Errorf("merge: %s: the sweep of its header cannot be rebuilt: %v", first.Name, err)
+	}
+	if fp := Fingerprint(sc); fp != h.Fingerprint {
+		return nil, Errorf("merge: %s: its scenario does not rebuild to the same sweep here (fingerprint %s, rebuilt %s)",
+			first.Name, h.Fingerprint, fp)
+	}
+	table, err := NewSweepTable(sc)
+	if err != nil {
+		return nil, err
+	}
+	seen := make([]bool, len(sc.Sweep.Grid)*sc.Trials)
+	for _, f := range byIndex {
+		if err := f.addTo(table, seen); err != nil {
+			return nil, err
+		}
+	}
+	return table, nil
+}
+
+// inShardOrder returns the files by shard index, refusing a shard given
+// twice or missing.
+func inShardOrder(files []*ShardFile) ([]*ShardFile, error) {
+	n := files[0].Shard.Count
 	byIndex := make([]*ShardFile, n)
 	for _, f := range files {
 		if g := byIndex[f.Shard.Index]; g != nil {
@@ -370,41 +409,33 @@ func MergeShards(files []*ShardFile, version string, rebuild func(ShardArgs) (Sc
 	if len(missing) > 0 {
 		return nil, Errorf("merge: shard %s missing (%d of %d given)", strings.Join(missing, ", "), len(files), n)
 	}
-	sc, err := rebuild(h.Args)
-	if err != nil {
-		return nil, Errorf("merge: %s: the sweep of its header cannot be rebuilt: %v", first.Name, err)
+	return byIndex, nil
+}
+
+// addTo adds a complete shard's evaluations to the table, refusing one
+// outside the sweep, of another shard, or seen before (seen marks the
+// evaluations added, trial-major).
+func (f *ShardFile) addTo(table *SweepTable, seen []bool) error {
+	if !f.Complete || len(f.Results) != f.Header.Evaluations {
+		return Errorf("merge: %s (shard %s) is incomplete: %d of %d evaluations; run that shard again",
+			f.Name, f.Shard, len(f.Results), f.Header.Evaluations)
 	}
-	if fp := Fingerprint(sc); fp != h.Fingerprint {
-		return nil, Errorf("merge: %s: its scenario does not rebuild to the same sweep here (fingerprint %s, rebuilt %s)",
-			first.Name, h.Fingerprint, fp)
-	}
-	table, err := NewSweepTable(sc)
-	if err != nil {
-		return nil, err
-	}
-	points := len(sc.Sweep.Grid)
-	seen := make([]bool, points*sc.Trials)
-	for _, f := range byIndex {
-		if !f.Complete || len(f.Results) != f.Header.Evaluations {
-			return nil, Errorf("merge: %s (shard %s) is incomplete: %d of %d evaluations; run that shard again",
-				f.Name, f.Shard, len(f.Results), f.Header.Evaluations)
+	points, trials := len(table.Grid), table.Trials
+	for _, r := range f.Results {
+		switch k := r.Trial*points + r.Point; {
+		case r.Point < 0 || r.Point >= points || r.Trial < 0 || r.Trial >= trials:
+			return Errorf("merge: %s: evaluation (value %d, trial %d) is outside the sweep's %d values × %d trials",
+				f.Name, r.Point, r.Trial, points, trials)
+		case !f.Shard.Owns(r.Point, r.Trial, points):
+			return Errorf("merge: %s: evaluation (value %d, trial %d) does not belong to shard %s", f.Name, r.Point, r.Trial, f.Shard)
+		case seen[k]:
+			return Errorf("merge: %s: evaluation (value %d, trial %d) appears twice", f.Name, r.Point, r.Trial)
+		default:
+			seen[k] = true
 		}
-		for _, r := range f.Results {
-			switch k := r.Trial*points + r.Point; {
-			case r.Point < 0 || r.Point >= points || r.Trial < 0 || r.Trial >= sc.Trials:
-				return nil, Errorf("merge: %s: evaluation (value %d, trial %d) is outside the sweep's %d values × %d trials",
-					f.Name, r.Point, r.Trial, points, sc.Trials)
-			case !f.Shard.Owns(r.Point, r.Trial, points):
-				return nil, Errorf("merge: %s: evaluation (value %d, trial %d) does not belong to shard %s", f.Name, r.Point, r.Trial, f.Shard)
-			case seen[k]:
-				return nil, Errorf("merge: %s: evaluation (value %d, trial %d) appears twice", f.Name, r.Point, r.Trial)
-			default:
-				seen[k] = true
-			}
-			table.Add(r)
-		}
+		table.Add(r)
 	}
-	return table, nil
+	return nil
 }
 
 // sameSweep explains how two shard headers differ, naming the first field

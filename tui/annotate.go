@@ -13,19 +13,14 @@ import (
 
 // annotations returns the labels of a metric's chart whose conditions hold
 // within the revealed rounds (they appear when they become true, never
-// before), for the visible racers, in the family's wording
-// (experiment.Storyteller).
+// before), for the visible racers, in the family's wording.
 func (r *race) annotations(metric string) []chart.Label {
-	st, ok := r.sc.Family.(experiment.Storyteller)
-	if !ok {
-		return nil
-	}
 	m := r.metricIndex(metric)
 	if m < 0 {
 		return nil
 	}
 	var out []chart.Label
-	for _, a := range st.Annotations(r.sc) {
+	for _, a := range r.sc.Family.Annotations(r.sc) {
 		if a.Metric != metric {
 			continue
 		}

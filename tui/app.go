@@ -358,10 +358,10 @@ func (m *Model) globalActions() []action {
 			return nil
 		}})
 	}
-	if k, ok := m.c.catalog.Opener("data"); ok {
+	if k, ok := m.c.catalog.Opener("data"); ok && k.Prompt != nil {
 		out = append(out, action{keys: []string{"d"}, help: "race on a data file (" + firstSentence(k.Help) + ")", group: "explore",
 			run: func() tea.Cmd {
-				m.screen, m.prompt = screenData, newPrompt(sc.Get("data"))
+				m.screen, m.prompt = screenData, newPrompt(sc.Get("data"), k.Prompt)
 				return nil
 			}})
 	}
@@ -542,10 +542,8 @@ func (m *Model) View() string {
 	case screenHelp:
 		intro, acts := m.v.help()
 		acts = append(acts, m.globalActions()...)
-		if s, ok := m.v.scenario().Family.(experiment.Storyteller); ok {
-			if story := s.Story(m.v.scenario()); story != "" {
-				intro = story + "\n\n" + intro
-			}
+		if story := story(m.v.scenario()); story != "" {
+			intro = story + "\n\n" + intro
 		}
 		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w)
 		return m.scrolled(strings.Split(body, "\n"), w, h)

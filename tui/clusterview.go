@@ -399,11 +399,15 @@ func (v *clusterView) gridAxis(shown []experiment.Round, cols int) string {
 	return v.c.styles.muted.Render(chart.PadRight("  round", gutterWidth)) + string(axis)
 }
 
-// clusterCaption explains γ and κ in words under the charts.
+// clusterCaption prints the family's constants, each with its meaning,
+// under the charts.
 func clusterCaption(ci *experiment.ClusterInfo) string {
 	if ci == nil || ci.K == 0 {
 		return ""
 	}
-	return fmt.Sprintf("γ=%.2g: η × the largest local curvature (Phase 2 is stable below 1); κ=%.2g: how much the local steps inflate the error",
-		ci.Gamma, ci.Kappa)
+	parts := make([]string, len(ci.Constants))
+	for i, c := range ci.Constants {
+		parts[i] = fmt.Sprintf("%s=%.2g: %s", c.Name, c.Value, c.Meaning)
+	}
+	return strings.Join(parts, "; ")
 }

@@ -15,12 +15,7 @@ import (
 )
 
 // story is the family's explanation of the scenario, or "".
-func story(sc experiment.Scenario) string {
-	if s, ok := sc.Family.(experiment.Storyteller); ok {
-		return s.Story(sc)
-	}
-	return ""
-}
+func story(sc experiment.Scenario) string { return sc.Family.Story(sc) }
 
 // caption is the story in a sentence or two, for screens where no side
 // panel fits: the family's own caption, else the story's first sentence.

@@ -115,17 +115,10 @@ func (p picker) view(st styles, w, h int) string {
 	return chart.FitBox(b.String(), w, h)
 }
 
-// algorithmPicker offers the racers the family suggests (its presets'
-// racers, or its Menu) plus whatever the current scenario already races.
+// algorithmPicker offers the racers the family suggests (its Menu) plus
+// whatever the current scenario already races.
 func algorithmPicker(sc experiment.Scenario) picker {
-	var cands []experiment.RacerSpec
-	if m, ok := sc.Family.(experiment.RacerMenu); ok {
-		cands = m.Menu(sc)
-	} else {
-		for _, p := range sc.Family.Presets() {
-			cands = append(cands, racersOf(p.Scenario())...)
-		}
-	}
+	cands := sc.Family.Menu(sc)
 	current := racersOf(sc)
 	var items []pickItem
 	seen := map[string]bool{}

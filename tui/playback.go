@@ -105,7 +105,7 @@ func (r *race) reset() {
 	for _, x := range r.sc.Racers() {
 		r.specs = append(r.specs, x.Spec)
 	}
-	r.looks = looksOf(r.specs)
+	r.looks = looksOf(r.specs, r.sc.Family.Looks())
 	r.facts = r.sc.Family.Facts(r.sc, nil)
 	r.state, r.failures, r.fatal = statePreparing, nil, ""
 	r.progress = experiment.Progress{}
@@ -244,20 +244,6 @@ func (r *race) warn(w string) {
 	}
 	r.warnings = append(r.warnings, w)
 	r.version++
-}
-
-// summary is the family's end-of-run summary (experiment.Summarizer), once
-// the race is done and fully revealed.
-func (r *race) summary() []string {
-	s, ok := r.sc.Family.(experiment.Summarizer)
-	if !ok || r.state != stateDone || r.revealed < r.available() {
-		return nil
-	}
-	var out []string
-	for _, x := range s.Summarize(r.sc, r.table) {
-		out = append(out, x.Text)
-	}
-	return out
 }
 
 // available is the last round every racer still running has computed (the

@@ -270,6 +270,7 @@ func TestIdentityIsStable(t *testing.T) {
 		}
 		return specs[0]
 	}
+	wellKnown := preset(t, "paradox").Family.Looks()
 	all := []string{"fedavg:s=1", "fedavg:s=5", "fedavg", "fedprox", "fedavg:s=3", "fedavg:s=7:b=20", "fedavg:s=40"}
 	lookOfIn := func(list []string) map[string]look {
 		var specs []experiment.RacerSpec
@@ -277,7 +278,7 @@ func TestIdentityIsStable(t *testing.T) {
 			specs = append(specs, spec(s))
 		}
 		out := map[string]look{}
-		for i, l := range looksOf(specs) {
+		for i, l := range looksOf(specs, wellKnown) {
 			out[list[i]] = l
 		}
 		return out

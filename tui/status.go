@@ -112,19 +112,17 @@ func (r *race) messages() []string {
 // summarizes reports whether the family summarises finished runs (the
 // legend then plans room for it).
 func (r *race) summarizes() bool {
-	_, ok := r.sc.Family.(experiment.Summarizer)
-	return ok
+	return len(r.sc.Family.Summarize(r.sc, experiment.NewTable(r.sc))) > 0
 }
 
 // summaryBriefs are the family's end-of-run summary per racer, in legend
 // form, once the race is done and shown to its end (nil before).
 func (r *race) summaryBriefs() [][]string {
-	s, ok := r.sc.Family.(experiment.Summarizer)
-	if !ok || r.state != stateDone || r.revealed < r.available() {
+	if r.state != stateDone || r.revealed < r.available() {
 		return nil
 	}
 	var out [][]string
-	for _, x := range s.Summarize(r.sc, r.table) {
+	for _, x := range r.sc.Family.Summarize(r.sc, r.table) {
 		out = append(out, x.Brief)
 	}
 	return out

@@ -2,22 +2,17 @@ package linear
 
 import (
 	"embed"
-
-	"github.com/fedscope/fedscope/experiment"
+	"io/fs"
 )
 
 //go:embed lessons/*.md
 var lessonFiles embed.FS
 
-// Lessons implements experiment.Teacher: the paradox lesson.
-func (Family) Lessons() []experiment.LessonFile {
-	var out []experiment.LessonFile
-	for _, name := range []string{"paradox"} {
-		b, err := lessonFiles.ReadFile("lessons/" + name + ".md")
-		if err != nil {
-			panic("linear: built-in lesson missing: " + err.Error())
-		}
-		out = append(out, experiment.LessonFile{Name: name, Source: b})
+// lessons are the family's built-in lessons (the .md files of lessons/).
+func lessons() fs.FS {
+	sub, err := fs.Sub(lessonFiles, "lessons")
+	if err != nil {
+		panic("linear: " + err.Error()) // the embed pattern guarantees the folder
 	}
-	return out
+	return sub
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Memory implements experiment.MemoryEstimator (issue 13): the float64
+// Memory implements experiment.Computation (issue 13): the float64
 // arrays of model.NewProblem and of the racers for the scenario's
 // federation (docs/papers.md §1.2 for the statistics):
 //   - the design and responses, N × (d+1), and the clients' truths;
@@ -20,8 +20,7 @@ import (
 //   - per worker of the parallel loops the eigensolver's scratch, 3d²;
 //   - per racer its workspace (d, a batch's kernel B², the sample
 //     permutations) and the rows of the run table.
-func (Family) Memory(sc experiment.Scenario) (uint64, string) {
-	c := cfg(sc)
+func (compute) Memory(sc experiment.Scenario, c Config) (uint64, string) {
 	d := c.Data
 	dim := d.Dim
 	var gramClients, rawSquares int
@@ -57,3 +56,6 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	}
 	return total, knob
 }
+
+// InputFiles implements experiment.Computation: the family reads no files.
+func (compute) InputFiles(experiment.Scenario, Config) []string { return nil }

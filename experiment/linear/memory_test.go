@@ -24,12 +24,12 @@ func TestMemoryGuard(t *testing.T) {
 // numbers — 960 MB more. Two samples per client keep no Gram matrix.
 func TestMemoryOfLargeFederation(t *testing.T) {
 	sc := preset(t, "paradox", "clients=10000", "dim=2000", "samples=2")
-	need, knob := Family{}.Memory(sc)
+	need, knob := Family.Memory(sc)
 	if need > 16<<30 || knob != "clients" {
 		t.Errorf("2 samples per client (no Gram matrices): estimate %d bytes (knob %s), want well under 16 GB and the 10000 clients named", need, knob)
 	}
 	sc = preset(t, "paradox", "clients=10", "dim=2000", "samples=2000")
-	need, knob = Family{}.Memory(sc)
+	need, knob = Family.Memory(sc)
 	// 10 clients × 3 × 2000² × 8 bytes of statistics alone.
 	if want := uint64(10 * 3 * 2000 * 2000 * 8); need < want || knob != "dim" {
 		t.Errorf("estimate %d bytes (knob %s), want at least %d and knob dim", need, knob, want)

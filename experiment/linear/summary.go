@@ -34,18 +34,17 @@ func RoundsToReach(rounds []int, errs []float64, tol float64) int {
 	return rounds[k]
 }
 
-// Summarize implements experiment.Summarizer for runs: per racer, the
+// Summarize implements experiment.Presentation for runs: per racer, the
 // rounds it took to come within 5 % of its final estimation error ‖θ_t − θ*‖
 // (RoundsToReach) and how many times fewer that is than FedAvg s=1 with the
 // same step size and batch (the communication saving of Fig 1). A racer
 // that stopped before the last round is summarised as such.
-func (Family) Summarize(sc experiment.Scenario, t *experiment.Table) []experiment.RacerSummary {
-	c := cfg(sc)
+func (present) Summarize(sc experiment.Scenario, c Config, t *experiment.Table) []experiment.RacerSummary {
 	if c.Kind != runKind || t == nil {
 		return nil
 	}
 	m := experiment.MetricIndex(t.Metrics, "est_error")
-	racers := resolve(sc)
+	racers := resolve(c)
 	if m < 0 || len(racers) != len(t.Rounds) {
 		return nil
 	}
