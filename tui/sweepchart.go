@@ -89,20 +89,22 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 			spec.Overlays = append(spec.Overlays, chart.Series{Values: fillGaps(v.means(r, spread), v.c.logY), Glyph: spreadGlyph, Color: st.racerColor(l), Racer: -1})
 		}
 	}
-	var notes []string
+	var notes, short []string
+	add := func(long, brief string) { notes, short = append(notes, long), append(short, brief) }
 	if !math.IsNaN(metric.Ref) {
 		spec.Levels = append(spec.Levels, chart.Level{Value: metric.Ref, Glyph: referenceGlyph, Color: st.axis()})
-		notes = append(notes, fmt.Sprintf("%c %s", referenceGlyph, metric.RefNote))
+		add(fmt.Sprintf("%c %s", referenceGlyph, metric.RefNote), fmt.Sprintf("%c %s", referenceGlyph, metric.RefNote))
 	}
 	if spread >= 0 {
-		notes = append(notes, fmt.Sprintf("%c %s", spreadGlyph, t.Metrics[spread].Caption))
+		add(fmt.Sprintf("%c %s", spreadGlyph, t.Metrics[spread].Caption), fmt.Sprintf("%c median", spreadGlyph))
 	}
 	for _, mk := range metric.Marks {
 		spec.Marks = append(spec.Marks, gridPosition(t.Grid, mk.At))
-		notes = append(notes, fmt.Sprintf("%c %s", chart.MarkGlyph, mk.Note))
+		add(fmt.Sprintf("%c %s", chart.MarkGlyph, mk.Note), fmt.Sprintf("%c %s", chart.MarkGlyph, firstClause(mk.Note)))
 	}
 	if v.c.theory {
-		notes = append(notes, v.theory(&spec, metric)...)
+		long, brief := v.theory(&spec, metric)
+		notes, short = append(notes, long...), append(short, brief...)
 	}
 	scale := "log"
 	if !v.c.logY {
@@ -116,7 +118,12 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 		modes = append(modes, fmt.Sprintf("tab: next chart (%d/%d)", v.chart%len(v.charted())+1, len(v.charted())))
 	}
 	tail := " (" + strings.Join(modes, " · ") + ")"
+	// The notes in full when they take at most one line of their own,
+	// else their first clauses (? has them in full).
 	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w)
+	if len(lines) > 2 {
+		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w)
+	}
 	extra := min(len(lines)-1, rows-2)
 	lines = lines[:1+max(extra, 0)]
 	spec.Height -= max(extra, 0)
@@ -126,14 +133,16 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 
 // theory adds the papers' predictions to a sweep chart — a curve dashed in
 // the colour of the racer it is about, or a mark — and returns the notes
-// naming them (saying where a curve lies off the chart).
-func (v *sweepView) theory(spec *chart.Spec, metric experiment.SweepMetric) []string {
+// naming them, in full and by their first clause (each saying where a
+// curve lies off the chart).
+func (v *sweepView) theory(spec *chart.Spec, metric experiment.SweepMetric) (notes, short []string) {
 	st := v.c.styles
-	var notes []string
+	offChart := map[string][]string{}
 	for _, th := range metric.Theory {
 		if th.Curve == nil {
 			spec.Marks = append(spec.Marks, gridPosition(v.table.Grid, th.At))
 			notes = append(notes, fmt.Sprintf("%c %s", chart.MarkGlyph, th.Label))
+			short = append(short, fmt.Sprintf("%c %s", chart.MarkGlyph, firstClause(th.Label)))
 			continue
 		}
 		color := st.axis()
@@ -141,13 +150,31 @@ func (v *sweepView) theory(spec *chart.Spec, metric experiment.SweepMetric) []st
 			color = st.racerColor(v.labelLooks[i])
 		}
 		spec.Overlays = append(spec.Overlays, chart.Series{Values: th.Curve, Glyph: theoryGlyph, Color: color, Racer: -1})
-		note := st.paint(string(theoryGlyph), color) + " " + th.Label
-		if where := chart.OffChart(*spec, th.Curve); where != "" {
-			note += " (" + where + ")"
+		off := chart.OffChart(*spec, th.Curve)
+		if off == "" {
+			notes = append(notes, st.paint(string(theoryGlyph), color)+" "+th.Label)
+			short = append(short, st.paint(string(theoryGlyph), color)+" "+firstClause(th.Label))
+			continue
 		}
-		notes = append(notes, note)
+		notes = append(notes, st.paint(string(theoryGlyph), color)+" "+th.Label+" ("+off+")")
+		offChart[off] = append(offChart[off], st.paint(string(theoryGlyph), color)+" "+firstClause(th.Label))
 	}
-	return notes
+	// Briefly, the curves off the chart are named together, by where they lie.
+	for _, where := range []string{"above the chart", "below the chart", "off the chart"} {
+		if names := offChart[where]; len(names) > 0 {
+			short = append(short, where+": "+strings.Join(names, ", "))
+		}
+	}
+	return notes, short
+}
+
+// firstClause is a note up to its first colon: "Thm 5" of "Thm 5: the
+// scarce client gains while …".
+func firstClause(s string) string {
+	if i := strings.Index(s, ":"); i > 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // means returns curve r's trial means of metric mi over the grid.

@@ -234,6 +234,9 @@ func (v *sweepView) help() (string, []action) {
 		for _, mk := range m.Marks {
 			intro += " " + string(chart.MarkGlyph) + " at " + strconv.FormatFloat(mk.At, 'g', 4, 64) + ": " + mk.Note + "."
 		}
+		for _, th := range m.Theory {
+			intro += " " + string(theoryGlyph) + " " + th.Label + "."
+		}
 	}
 	return intro, acts
 }
