@@ -34,7 +34,7 @@ func (v *runView) metricChart(m, w, rows int, axis chart.XAxis, cycling bool) st
 	spec, notes := v.chartSpec(m, w, rows, axis)
 	out, g := chart.Draw(spec)
 	head := v.chartCaption(m, g, cycling)
-	lines := captionLines(v.c.styles, head, notes, w)
+	lines := captionLines(v.c.styles, head, notes, w, false)
 	if extra := min(len(lines)-1, rows-2); extra > 0 {
 		spec.Height -= extra
 		out, g = chart.Draw(spec)
@@ -47,9 +47,20 @@ func (v *runView) metricChart(m, w, rows int, axis chart.XAxis, cycling bool) st
 // captionLines writes a chart's caption and the notes naming its dashed
 // lines: on one line when they fit (the long caption, else the short one),
 // else the notes wrapped on lines of their own — a note cut off would leave
-// a dashed line without a name.
-func captionLines(st styles, head [2]string, notes []string, w int) []string {
+// a dashed line without a name. preferLong keeps the long caption when the
+// notes then fit one line of their own (a sweep's caption names its mode).
+func captionLines(st styles, head [2]string, notes []string, w int, preferLong bool) []string {
 	joined := strings.Join(notes, "  ")
+	if preferLong && ansi.StringWidth(head[0]) <= w && ansi.StringWidth(joined) <= w {
+		line := st.caption.Render(head[0])
+		if joined == "" {
+			return []string{line}
+		}
+		if one := line + st.muted.Render("   "+joined); ansi.StringWidth(one) <= w {
+			return []string{one}
+		}
+		return []string{line, st.muted.Render(joined)}
+	}
 	for _, caption := range head {
 		line := st.caption.Render(caption)
 		if joined != "" {

@@ -120,9 +120,9 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 	tail := " (" + strings.Join(modes, " · ") + ")"
 	// The notes in full when they take at most one line of their own,
 	// else their first clauses (? has them in full).
-	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w)
+	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w, true)
 	if len(lines) > 2 {
-		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w)
+		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w, true)
 	}
 	extra := min(len(lines)-1, rows-2)
 	lines = lines[:1+max(extra, 0)]
