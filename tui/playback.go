@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,8 +60,10 @@ type race struct {
 	fatal    string
 	progress experiment.Progress
 	finished []bool // racer i stopped (all rounds run, or diverged)
-	// warnings are the rounds' warnings, in arrival order, each once.
-	warnings []string
+	// warnings are the rounds' warnings, each once, in the order of the
+	// racers and then of the rounds (racers run concurrently: arrival order
+	// would differ between runs).
+	warnings []raceWarning
 	// first is the round of the first row (0 when the family reports θ_0,
 	// else 1): the view counts rows as positions 1, 2, …, which show rounds
 	// first, first+1, ….
@@ -189,7 +192,7 @@ func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 				r.first = 0
 			}
 			if w := p.Round.Warning; w != "" {
-				r.warn(fmt.Sprintf("%s, round %d: %s", r.table.Labels[p.Racer], p.Round.Index, w))
+				r.warn(raceWarning{p.Racer, p.Round.Index, fmt.Sprintf("%s, round %d: %s", r.table.Labels[p.Racer], p.Round.Index, w)})
 			}
 			r.table.Add(p)
 		}
@@ -235,14 +238,24 @@ func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// warn records a warning once.
-func (r *race) warn(w string) {
+// raceWarning is a round's warning and where it came from.
+type raceWarning struct {
+	racer, round int
+	text         string
+}
+
+// warn records a warning once, in racer and round order.
+func (r *race) warn(w raceWarning) {
 	for _, x := range r.warnings {
-		if x == w {
+		if x.text == w.text {
 			return
 		}
 	}
-	r.warnings = append(r.warnings, w)
+	i := len(r.warnings)
+	for i > 0 && (r.warnings[i-1].racer > w.racer || r.warnings[i-1].racer == w.racer && r.warnings[i-1].round > w.round) {
+		i--
+	}
+	r.warnings = slices.Insert(r.warnings, i, w)
 	r.version++
 }
 
