@@ -72,6 +72,9 @@ func TestGoldenLesson(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				h.tick(frameInterval)
 			}
+			if r := h.race(); !r.holding() {
+				t.Fatalf("step %d did not reach its stop: row %d of %d", step, r.revealed, r.positions())
+			}
 		}
 		for _, size := range goldenSizes {
 			t.Run(fmt.Sprintf("step%d-%dx%d", step, size[0], size[1]), func(t *testing.T) {

@@ -52,6 +52,9 @@ type lessonRun struct {
 
 func (l *lessonRun) current() LessonStep { return l.lesson.Steps[l.step] }
 
+// last reports whether the lesson is at its last step.
+func (l *lessonRun) last() bool { return l.step == len(l.lesson.Steps)-1 }
+
 // lessonStatus is the status line's part of the lesson: "step 2/6 · The
 // stall"; "" outside a lesson.
 func (c *common) lessonStatus() string {
@@ -154,7 +157,9 @@ func (m *Model) applyView(v View, keepRun bool) {
 			}
 		}
 	}
-	c.pace = v.Pace
+	if v.Pace != 0 {
+		c.pace = v.Pace // a step without --pace keeps the pace the teacher chose
+	}
 	c.logY = !v.Linear
 	c.story, c.theory = !v.NoStory, !v.NoTheory
 	if r := m.v.playback(); r != nil && !keepRun {
@@ -177,9 +182,11 @@ func (r *race) applyView(v View) {
 			r.ymode = yMode(i)
 		}
 	}
-	r.pace = v.Pace
-	if r.pace == 0 {
-		r.pace = float64(r.sc.Rounds) / defaultDuration.Seconds()
+	switch {
+	case v.Pace != 0:
+		r.pace = v.Pace
+	case r.c.pace != 0:
+		r.pace = r.c.pace
 	}
 	if v.Cursor > 0 {
 		r.seek = v.Cursor

@@ -126,7 +126,11 @@ func TestBuiltinLessonsPlayThrough(t *testing.T) {
 						settle()
 					}
 					stop, _ := r.stopPos()
-					if r.revealed != stop || !strings.Contains(h.screen(), "PgDn: next step") {
+					next := "PgDn: next step"
+					if k == K {
+						next = "the lesson's end"
+					}
+					if r.revealed != stop || !strings.Contains(h.screen(), next) {
 						t.Fatalf("step %d held at row %d, want %d:\n%s", k, r.revealed, stop, h.screen())
 					}
 				}

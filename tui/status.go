@@ -62,10 +62,12 @@ func (r *race) stateText() string {
 	switch {
 	case r.state == stateFailed:
 		return "failed"
+	case r.holding() && r.c.lesson != nil && r.c.lesson.last():
+		return "the lesson's end"
 	case r.holding() && r.c.lesson != nil:
 		return "PgDn: next step"
 	case r.paused && r.c.lesson != nil:
-		return "paused · PgDn plays the step"
+		return "paused: PgDn plays"
 	case r.paused && r.revealed >= r.positions() && r.state == stateDone:
 		return "done"
 	case r.paused:
