@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,9 +150,9 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	case p == "max":
 		opts = append(opts, tui.WithPace(tui.MaxPace))
 	default:
-		v, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(v > 0) || v > 1e6 {
-			return a.report(ctx, experiment.Errorf("--pace %q: allowed: a number of rounds per second > 0, or max", p))
+		v, err := experiment.ParseReal(p, 0, 1e6, false, "a number of rounds per second > 0 and ≤ 1e+06, or max")
+		if err != nil {
+			return a.report(ctx, experiment.Errorf("--pace %q: %v", p, err))
 		}
 		opts = append(opts, tui.WithPace(v))
 	}
@@ -326,8 +325,8 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	default:
 		n := 0
 		if sf.given("trials") {
-			if n, err = strconv.Atoi(strings.TrimSpace(*trials)); err != nil || n < 1 || n > experiment.MaxTrials {
-				return nil, experiment.Errorf("--trials %q: allowed: a whole number in 1..%d", *trials, experiment.MaxTrials)
+			if n, err = experiment.ParseWhole(strings.TrimSpace(*trials), 1, experiment.MaxTrials); err != nil {
+				return nil, experiment.Errorf("--trials %q: %v", *trials, err)
 			}
 			sc.Trials = n
 		}

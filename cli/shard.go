@@ -18,11 +18,11 @@ import (
 func (f *scenarioFlags) shardArgs(trials int) experiment.ShardArgs {
 	args := experiment.ShardArgs{Preset: f.preset, Set: append([]string(nil), f.sets...)}
 	if f.given("seed") {
-		seed := f.seed
+		seed := f.seedN
 		args.Seed = &seed
 	}
 	if f.given("rounds") {
-		rounds := f.rounds
+		rounds := f.roundsN
 		args.Rounds = &rounds
 	}
 	if trials != 0 {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -158,22 +159,24 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 	return out, nil
 }
 
+// parse reads an option's value as the keys of --set read theirs
+// (number.go).
 func (o RacerOption) parse(val string) (float64, error) {
 	if !o.Real {
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", val)
-		}
-		if float64(n) < o.Min || float64(n) > o.Max {
+		n, err := readWhole(val)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return 0, fmt.Errorf("%q is not a whole number%s", val, meant(val, true))
+		case err != nil || float64(n) < o.Min || float64(n) > o.Max:
 			return 0, fmt.Errorf("out of range %g..%g", o.Min, o.Max)
 		}
 		return float64(n), nil
 	}
-	x, err := strconv.ParseFloat(val, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", val)
-	}
-	if !(x > o.Min && x <= o.Max) {
+	x, err := readReal(val)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is not a number%s", val, meant(val, false))
+	case err != nil || !(x > o.Min && x <= o.Max):
 		return 0, fmt.Errorf("out of range (%g, %g]", o.Min, o.Max)
 	}
 	return x, nil

@@ -29,8 +29,8 @@ const MaxShards = 100_000
 // ParseShard reads "i/n" with 0 ≤ i < n ≤ MaxShards.
 func ParseShard(s string) (Shard, error) {
 	is, ns, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(is)
-	n, err2 := strconv.Atoi(ns)
+	i, err1 := readWhole(strings.TrimSpace(is)) // number.go: as every number
+	n, err2 := readWhole(strings.TrimSpace(ns))
 	switch {
 	case !ok || err1 != nil || err2 != nil:
 		return Shard{}, Errorf("--shard %q: must be i/n, shard i (from 0) of n, e.g. 0/4", s)
@@ -41,7 +41,7 @@ func ParseShard(s string) (Shard, error) {
 	case i < 0 || i > n:
 		return Shard{}, Errorf("--shard %q: the shard index i must lie in 0..%d", s, n-1)
 	}
-	return Shard{Index: i, Count: n}, nil
+	return Shard{Index: int(i), Count: int(n)}, nil
 }
 
 func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count) }
@@ -114,7 +114,7 @@ type ShardHeader struct {
 type ShardArgs struct {
 	Preset string   `json:"preset"`
 	Set    []string `json:"set,omitempty"`
-	Seed   *int64   `json:"seed,omitempty"`
+	Seed   *uint64  `json:"seed,omitempty"`
 	Rounds *int     `json:"rounds,omitempty"`
 	Trials *int     `json:"trials,omitempty"`
 }
