@@ -43,6 +43,17 @@ func TestBadSet(t *testing.T) {
 		{"negative seed", "seed=-3", "seed", "-3", "≥ 0"},
 		{"zero rounds", "rounds=0", "rounds", "0", "1..100000"},
 		{"scarce over clients", "scarce_clients=26", "scarce_clients", "26", "clients=25"},
+		// Issue 22: no silent skipping, no setting without effect, a batch
+		// larger than every client refused naming batch at every size.
+		{"empty racer entry", "algorithms=fedavg,,fedprox", "algorithms", "fedavg,,fedprox", "entry 2 of 3 is empty"},
+		{"trailing comma", "algorithms=fedavg:s=2,", "algorithms", "fedavg:s=2,", "entry 2 of 2 is empty"},
+		{"scarce samples without scarce clients", "scarce_samples=3", "scarce_samples", "3", "scarce_clients ≥ 1"},
+		{"batch above n_i", "batch=501", "batch", "501", "1..500"},
+		{"batch far above n_i", "batch=1000", "batch", "1000", "1..500"},
+		{"batch at the key's maximum", "batch=1000000", "batch", "1000000", "1..500"},
+		{"pinned b above n_i", "algorithms=fedavg:b=100000", "algorithms", "b=100000", "b in 1..500"},
+		{"racer option in hexadecimal", "algorithms=fedavg:s=0x2", "algorithms", "0x2", "not a whole number"},
+		{"real in hexadecimal", "eta=0x1p-3", "eta", "0x1p-3", "not a number"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			check := func(what, msg string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,7 +64,12 @@ func (r RacerSpec) String() string {
 	var b strings.Builder
 	b.WriteString(r.Kind)
 	for _, o := range r.Opts {
-		fmt.Fprintf(&b, ":%s=%s", o.Key, FormatFloat(o.Value))
+		v := FormatFloat(o.Value)
+		if o.Value == math.Trunc(o.Value) && math.Abs(o.Value) < 1e21 {
+			// b=1000000, not 1e+06, which a whole-number option refuses.
+			v = strconv.FormatFloat(o.Value, 'f', -1, 64)
+		}
+		fmt.Fprintf(&b, ":%s=%s", o.Key, v)
 	}
 	return b.String()
 }
@@ -108,11 +114,17 @@ func Syntax(kinds []RacerKind) string {
 // "fedavg:s=1,fedavg:s=5,fedprox" against the kinds a family declares.
 // Options are stored in the kind's declared order.
 func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("no racer given")
+	}
 	var out []RacerSpec
-	for _, item := range strings.Split(v, ",") {
+	items := strings.Split(v, ",")
+	for n, item := range items {
 		item = strings.TrimSpace(item)
 		if item == "" {
-			continue
+			// "fedavg,,fedprox" or "fedavg,": a racer left out by mistake
+			// is not skipped silently.
+			return nil, fmt.Errorf("entry %d of %d is empty (a doubled or trailing comma?)", n+1, len(items))
 		}
 		fields := strings.Split(item, ":")
 		name := strings.ToLower(fields[0])

@@ -80,6 +80,9 @@ func (Family) Validate(sc experiment.Scenario) error {
 	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
 		return err
 	}
+	if err := validateScarce(c); err != nil {
+		return err
+	}
 	switch {
 	case !(c.Eta > 0):
 		return experiment.Errorf("eta=%v: must be > 0", c.Eta)
@@ -87,7 +90,7 @@ func (Family) Validate(sc experiment.Scenario) error {
 		return experiment.Errorf("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	}
 	if c.Kind == runKind {
-		return nil
+		return validateBatches(c)
 	}
 	if !sc.IsSweep() {
 		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
