@@ -341,7 +341,11 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 			if err != nil {
 				return nil, err
 			}
-			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), sf.shardArgs(n)); err != nil {
+			build, err := buildFingerprint()
+			if err != nil {
+				return nil, err
+			}
+			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), build, sf.shardArgs(n)); err != nil {
 				return nil, err
 			}
 			j.part = sh

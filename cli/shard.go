@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/fedscope/fedscope/cli/output"
 	"github.com/fedscope/fedscope/experiment"
@@ -72,7 +75,11 @@ func (a *app) merge(ctx context.Context, args []string) error {
 		}
 		files = append(files, sf)
 	}
-	table, err := experiment.MergeShards(files, buildVersion(), a.rebuildSweep)
+	build, err := buildFingerprint()
+	if err != nil {
+		return err
+	}
+	table, err := experiment.MergeShards(files, buildVersion(), build, a.rebuildSweep)
 	if err != nil {
 		return err
 	}
@@ -118,10 +125,47 @@ func (a *app) rebuildSweep(args experiment.ShardArgs) (experiment.Scenario, erro
 	return sc, nil
 }
 
-// buildVersion identifies the fedscope binary in shard files: the module
-// version and, when the build recorded it, the VCS revision. Shards from
-// different builds may differ in their last digits, so merge refuses to mix
-// them.
+// buildFingerprint identifies the running fedscope binary in shard files
+// (experiment.ShardHeader.Build): the SHA-256 of its executable, read once.
+// It changes whenever the code does, with or without the version and VCS
+// stamps of the build (a build with -buildvcs=false, or from a source
+// tarball, says "(devel)" whatever was changed). Shards computed by
+// different binaries may differ in their last digits, so merge refuses to
+// mix them. Tests replace it.
+var buildFingerprint = sync.OnceValues(func() (string, error) {
+	h, err := hashExecutable()
+	if err != nil {
+		return "", fmt.Errorf("cannot fingerprint this fedscope binary for its shards: %v", err)
+	}
+	return "sha256:" + h, nil
+})
+
+// hashExecutable returns the SHA-256 of the running executable: the file
+// the process runs (/proc/self/exe on Linux, even when the path now names
+// a newer binary or nothing), else the file os.Executable names.
+func hashExecutable() (string, error) {
+	f, err := os.Open("/proc/self/exe")
+	if err != nil {
+		path, perr := os.Executable()
+		if perr != nil {
+			return "", perr
+		}
+		if f, err = os.Open(path); err != nil {
+			return "", err
+		}
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// buildVersion names the fedscope binary for people in shard files: the
+// module version and, when the build recorded it, the VCS revision. Merge
+// compares buildFingerprint, which changes with the code even where this
+// does not.
 func buildVersion() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
