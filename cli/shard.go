@@ -87,7 +87,17 @@ func (a *app) merge(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return target.Write(func(w io.Writer) error { return table.Write(w, f) })
+	a.out.Store(target)
+	err = target.Write(func(w io.Writer) error { return table.Write(w, f) })
+	switch {
+	case errors.Is(err, output.ErrStopped): // Main's deadline after a signal
+		return errInterrupted{what: stoppedWhat(target, target.Lines())}
+	case err != nil:
+		return err
+	case ctx.Err() != nil:
+		return errInterrupted{what: " while writing the table; wrote all of it to " + target.Describe()}
+	}
+	return nil
 }
 
 // rebuildSweep turns a shard's recorded command-line inputs back into its
