@@ -212,11 +212,20 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	default:
 		return a.report(ctx, experiment.Errorf("--theme %q: allowed: dark, light or mono", *theme))
 	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ticker := time.NewTicker(checkEvery)
+	defer ticker.Stop()
+	go watchTerminal(ctx, cancel, probeOf(a.stdout), ticker.C)
 	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
 	}
 	if ctx.Err() != nil {
+		var gone terminalGone
+		if errors.As(context.Cause(ctx), &gone) {
+			fmt.Fprintf(a.stderr, "fedscope: %v; the explorer ended\n", gone)
+		}
 		return statusOf(ctx)
 	}
 	if exitLine != "" {
