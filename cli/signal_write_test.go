@@ -170,3 +170,30 @@ func noTempsIn(t *testing.T, dir string) {
 		}
 	}
 }
+
+// TestKilledRunsTempIsRemoved kills a run with SIGKILL once it has begun
+// to write its rows to a file: the temporary file it leaves beside the
+// target is removed by the next run writing that target (issue 22), and
+// the target then holds that run's rows.
+func TestKilledRunsTempIsRemoved(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.csv")
+	cmd, ready, _, stderr := childWith(t, "FEDSCOPE_SIGNAL_WHEN_WRITING=block", append(manyRows, "--out", path)...)
+	if _, err := ready.Read(make([]byte, 1)); err != nil {
+		t.Fatalf("the child never began to write: %v; stderr %q", err, stderr)
+	}
+	ready.Close()
+	cmd.Process.Kill()
+	cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(dir, ".rows.csv.fedscope-*"))
+	if len(left) != 1 {
+		t.Fatalf("temporary files after SIGKILL: %v, want the one the killed run left", left)
+	}
+	if _, errs, code := command(t, "run", "--preset", "paradox", "--rounds", "2", "--out", path); code != 0 {
+		t.Fatalf("the next run: exit %d: %s", code, errs)
+	}
+	noTempsIn(t, dir)
+	if b, err := os.ReadFile(path); err != nil || checkWholeCSV(t, b) != 13 {
+		t.Errorf("rows.csv: %v; want the header and 12 rows of the next run", err)
+	}
+}

@@ -258,10 +258,11 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	if dir == "" {
 		dir = "."
 	}
+	removeStale(dir, base)
 	var f *os.File
 	var err error
 	for i := range 100 {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.fedscope-%d-%d", base, os.Getpid(), i))
+		name := filepath.Join(dir, fmt.Sprintf(".%s.fedscope-%d-%d.tmp", base, os.Getpid(), i))
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if !errors.Is(err, fs.ErrExist) {
 			break
@@ -270,6 +271,7 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	if err != nil {
 		return fmt.Errorf("cannot write in directory %q: %v", dir, cause(err))
 	}
+	lockTemp(f) // tells a live temporary file from one a killed fedscope left
 	if existing != nil {
 		if err := f.Chmod(existing.Mode().Perm()); err != nil {
 			f.Close()
@@ -281,6 +283,37 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	t.tmp = f
 	pending.add(f.Name())
 	return nil
+}
+
+// tempName matches the temporary files of a target named base: the
+// process that made them and their number (".tmp" since issue 22).
+func tempName(base string) *regexp.Regexp {
+	return regexp.MustCompile(`^\.` + regexp.QuoteMeta(base) + `\.fedscope-([0-9]+)-[0-9]+(?:\.tmp)?$`)
+}
+
+// removeStale removes the temporary files that a fedscope killed while
+// writing this target left beside it (issue 22: SIGKILL, a crash or a
+// power loss leave .NAME.fedscope-PID-N.tmp, which no one removed): those
+// whose process is gone and which no process holds locked (isStale), so
+// that a live fedscope's file, here or on another machine sharing the
+// directory, is never touched.
+func removeStale(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	re := tempName(base)
+	for _, e := range entries {
+		m := re.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		path := filepath.Join(dir, e.Name())
+		if err == nil && !pending.has(path) && isStale(path, pid) {
+			os.Remove(path)
+		}
+	}
 }
 
 // openDirect opens a device, a FIFO or a socket for writing.
@@ -592,6 +625,11 @@ type tempSet struct {
 
 func (s *tempSet) add(name string)    { s.mu.Lock(); s.names[name] = true; s.mu.Unlock() }
 func (s *tempSet) remove(name string) { s.mu.Lock(); delete(s.names, name); s.mu.Unlock() }
+func (s *tempSet) has(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names[name]
+}
 func (s *tempSet) clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
