@@ -84,7 +84,11 @@ func (a *app) merge(ctx context.Context, args []string) error {
 		return err
 	}
 	target, err := output.Open(ctx, *out, output.Options{Stdout: a.stdout, Inputs: names})
-	if err != nil {
+	if err != nil || ctx.Err() != nil { // interrupted while waiting for a FIFO's reader
+		if ctx.Err() != nil {
+			target.Abort()
+			return errInterrupted{what: " before the table was written"}
+		}
 		return err
 	}
 	a.out.Store(target)
