@@ -217,64 +217,25 @@ const clientBlock = 64
 // server sums in client order, so the result does not depend on scheduling.
 func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centres []float64, first, last int,
 	emit func(ClusterRound)) error {
-	d, k, m := p.Dim, p.K, len(p.Clients)
-	u := make([]float64, m*d)
-	assign := make([]int, m)
-	blocks := (m + clientBlock - 1) / clientBlock
-	ws := make([]*model.Workspace, blocks)
-	for b := range ws {
-		ws[b] = p.NewWorkspace()
-	}
-	var factors []model.ProxFactor
-	if local.Prox {
-		factors = make([]model.ProxFactor, m)
-		parallel.For(m, func(i int) { factors[i] = model.NewProxFactor(&p.Clients[i], local.Eta) })
-	}
+	ph := newPhase2(p, local)
+	d, k := p.Dim, p.K
 	bound := explosion * (1 + p.Fed.Radius)
 	var step, prevStep float64 // max_j ‖θ_{j,t} − θ_{j,t−1}‖ of this round and the one before
 	for t := first; t <= last; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		parallel.For(blocks, func(b int) {
-			if ctx.Err() != nil {
-				return
-			}
-			for i := b * clientBlock; i < min(m, (b+1)*clientBlock); i++ {
-				s := &p.Clients[i]
-				z, best := 0, math.Inf(1)
-				for j := 0; j < k; j++ {
-					if r := s.ResidualSq(centres[j*d : (j+1)*d]); r < best {
-						z, best = j, r
-					}
-				}
-				assign[i] = z
-				ui := u[i*d : (i+1)*d]
-				copy(ui, centres[z*d:(z+1)*d])
-				if local.Prox {
-					factors[i].Apply(ui, ws[b])
-				} else {
-					s.GDSteps(ui, local.Eta, local.Steps, ws[b])
-				}
-			}
-		})
+		ph.localUpdates(ctx, centres)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		next := append([]float64(nil), centres...)
-		for i, z := range assign {
-			w := p.Weights[i]
-			ui, cz, nz := u[i*d:(i+1)*d], centres[z*d:(z+1)*d], next[z*d:(z+1)*d]
-			for r := range nz {
-				nz[r] += w * (ui[r] - cz[r])
-			}
-		}
+		next := ph.aggregate(centres)
 		prevStep, step = step, 0
 		for j := 0; j < k; j++ {
 			step = math.Max(step, model.Distance(next[j*d:(j+1)*d], centres[j*d:(j+1)*d]))
 		}
 		copy(centres, next)
-		sc := p.Score(next, assign)
+		sc := p.Score(next, ph.assign)
 		if !finite(next) || !(sc.Distance < bound) {
 			e := &DivergedError{Round: t, Eta: local.Eta, Limit: math.NaN()}
 			if !local.Prox {
@@ -290,6 +251,75 @@ func runPhase2(ctx context.Context, p *model.Mixture, local ClusterLocal, centre
 		emit(r)
 	}
 	return nil
+}
+
+// phase2 is the clients' side of Phase 2: their local models u_i, their
+// cluster picks z_i, one workspace per block of clients, and with FedProx
+// local updates every client's factored proximal step.
+type phase2 struct {
+	p       *model.Mixture
+	local   ClusterLocal
+	u       []float64 // m×d
+	assign  []int
+	ws      []*model.Workspace
+	factors []model.ProxFactor
+}
+
+func newPhase2(p *model.Mixture, local ClusterLocal) *phase2 {
+	m := len(p.Clients)
+	ph := &phase2{p: p, local: local, u: make([]float64, m*p.Dim), assign: make([]int, m),
+		ws: make([]*model.Workspace, (m+clientBlock-1)/clientBlock)}
+	for b := range ph.ws {
+		ph.ws[b] = p.NewWorkspace()
+	}
+	if local.Prox {
+		ph.factors = make([]model.ProxFactor, m)
+		parallel.For(m, func(i int) { ph.factors[i] = model.NewProxFactor(&p.Clients[i], local.Eta) })
+	}
+	return ph
+}
+
+// localUpdates is steps 1 and 2 of a round for every client, from centres.
+func (ph *phase2) localUpdates(ctx context.Context, centres []float64) {
+	p := ph.p
+	d, k, m := p.Dim, p.K, len(p.Clients)
+	parallel.For(len(ph.ws), func(b int) {
+		if ctx.Err() != nil {
+			return
+		}
+		for i := b * clientBlock; i < min(m, (b+1)*clientBlock); i++ {
+			s := &p.Clients[i]
+			z, best := 0, math.Inf(1)
+			for j := 0; j < k; j++ {
+				if r := s.ResidualSq(centres[j*d : (j+1)*d]); r < best {
+					z, best = j, r
+				}
+			}
+			ph.assign[i] = z
+			ui := ph.u[i*d : (i+1)*d]
+			copy(ui, centres[z*d:(z+1)*d])
+			if ph.local.Prox {
+				ph.factors[i].Apply(ui, ph.ws[b])
+			} else {
+				s.GDSteps(ui, ph.local.Eta, ph.local.Steps, ph.ws[b])
+			}
+		}
+	})
+}
+
+// aggregate is step 3: the next centres from the clients' local models,
+// summed in client order.
+func (ph *phase2) aggregate(centres []float64) []float64 {
+	d := ph.p.Dim
+	next := append([]float64(nil), centres...)
+	for i, z := range ph.assign {
+		w := ph.p.Weights[i]
+		ui, cz, nz := ph.u[i*d:(i+1)*d], centres[z*d:(z+1)*d], next[z*d:(z+1)*d]
+		for r := range nz {
+			nz[r] += w * (ui[r] - cz[r])
+		}
+	}
+	return next
 }
 
 // settled is how close to its limit a run must be, relative to its distance

@@ -157,12 +157,12 @@ func (a phase2) Run(ctx context.Context, p *model.Mixture, rounds int, emit func
 	return algorithms.Phase2(ctx, p, a.local, a.centres, rounds, emit)
 }
 
-// TestPhase2FromTruthWithNoise checks that with label noise but well
-// separated clusters, Phase 2 started at the truths keeps misclustering near
-// 0 and the centres near the truths (the noise floor σ√(d/N_j) ≈ 0.03 here).
-func TestPhase2FromTruthWithNoise(t *testing.T) {
-	p := newMixture(t, separated(0.5), 3)
-	start := make([]float64, 0, p.K*p.Dim)
+// phase2FromTruth runs 60 rounds of Phase 2 (FedAvg s=5, η=0.03) from
+// the truths of well-separated clusters with label noise σ = 0.5.
+func phase2FromTruth(t *testing.T) (p *model.Mixture, start []float64, rounds []algorithms.ClusterRound) {
+	t.Helper()
+	p = newMixture(t, separated(0.5), 3)
+	start = make([]float64, 0, p.K*p.Dim)
 	for _, th := range p.Fed.Truths {
 		start = append(start, th...)
 	}
@@ -170,6 +170,14 @@ func TestPhase2FromTruthWithNoise(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, start, rounds
+}
+
+// TestPhase2FromTruthWithNoise checks that with label noise but well
+// separated clusters, Phase 2 started at the truths keeps misclustering near
+// 0 and the centres near the truths (the noise floor σ√(d/N_j) ≈ 0.03 here).
+func TestPhase2FromTruthWithNoise(t *testing.T) {
+	p, _, rounds := phase2FromTruth(t)
 	for _, r := range rounds {
 		if r.Misclustered > 0.01 || r.Distance > 0.15 {
 			t.Fatalf("round %d: misclustered %.3f, distance %.3f", r.Index, r.Misclustered, r.Distance)
@@ -353,15 +361,7 @@ func TestPhase1Warning(t *testing.T) {
 // rounds it would need; started with no model near one truth, it settles in
 // a wrong clustering and says that.
 func TestConvergenceWarning(t *testing.T) {
-	p := newMixture(t, separated(0.5), 3)
-	start := make([]float64, 0, p.K*p.Dim)
-	for _, th := range p.Fed.Truths {
-		start = append(start, th...)
-	}
-	rounds, err := runMixture(phase2{algorithms.ClusterLocal{Eta: 0.03, Steps: 5}, start}, p, 60)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, start, rounds := phase2FromTruth(t)
 	if w := warnings(rounds); len(w) != 0 {
 		t.Errorf("from the truths: warnings %q, want none", w)
 	}
@@ -369,7 +369,7 @@ func TestConvergenceWarning(t *testing.T) {
 	for a := range shifted {
 		shifted[a] += 1.0 / math.Sqrt(float64(p.Dim))
 	}
-	rounds, err = runMixture(phase2{algorithms.ClusterLocal{Prox: true, Eta: 0.01}, shifted}, p, 5)
+	rounds, err := runMixture(phase2{algorithms.ClusterLocal{Prox: true, Eta: 0.01}, shifted}, p, 5)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,71 +125,13 @@ func newFedMD(f FedMD, p *model.Mixture) *fedmdState {
 // round runs one FedMD round for every anchor (in parallel: each anchor
 // reads shared data and writes only its own state).
 func (st *fedmdState) round() {
-	f, fed := st.f, st.p.Fed
-	d, k := st.p.Dim, st.p.K
+	f := st.f
 	lo := st.t * f.Pool
 	ptLo := st.t * 2 * f.Pairs
 	if f.Reuse {
 		lo, ptLo = 0, 0
 	}
-	parallel.For(len(st.anchors), func(h int) {
-		w := &st.work[h]
-		theta := st.anchors[h]
-		// b. Y_{h,t} from the fresh 2-point clients, then its top-k left
-		// singular subspace by orthogonal iteration from a random start.
-		formY(w.y, fed.Pool, lo, f.Pool, theta, d)
-		for e := range w.u {
-			w.u[e] = w.rng.NormFloat64()
-		}
-		Orthonormalize(w.u, d, k)
-		OrthogonalIteration(w.y, d, k, f.OIIters, w.u, w.scratch)
-		// c. A = (1/l) Σ (Ûᵀε_j)(Ûᵀε̃_j)ᵀ from 2l fresh local points, and
-		// the mean of Ûᵀε over those points for the sign of β̂.
-		anchor := &fed.Anchors[h]
-		clear(w.a)
-		clear(w.mean)
-		for j := 0; j < f.Pairs; j++ {
-			projectedEps(w.ak, anchor, ptLo+j, theta, w.u, d, k)
-			projectedEps(w.bk, anchor, ptLo+f.Pairs+j, theta, w.u, d, k)
-			for r := 0; r < k; r++ {
-				w.mean[r] += (w.ak[r] + w.bk[r]) / float64(2*f.Pairs)
-				for c := 0; c < k; c++ {
-					w.a[r*k+c] += w.ak[r] * w.bk[c] / float64(f.Pairs)
-				}
-			}
-		}
-		// d. β̂ by power iteration on A Aᵀ from a random unit start.
-		unit(w.v, w.rng)
-		PowerIteration(w.a, k, f.PowerIters, w.v, w.vs)
-		var dir float64
-		for r := 0; r < k; r++ {
-			dir += w.v[r] * w.mean[r]
-		}
-		if dir < 0 {
-			for r := range w.v {
-				w.v[r] = -w.v[r]
-			}
-		}
-		var s2 float64 // σ̂² = β̂ᵀ A β̂, clipped at 0
-		for r := 0; r < k; r++ {
-			for c := 0; c < k; c++ {
-				s2 += w.v[r] * w.a[r*k+c] * w.v[c]
-			}
-		}
-		sigma := math.Sqrt(math.Max(s2, 0))
-		// e. Move along r = Û β̂ while the moment is above εΔ; else freeze.
-		st.moved[h] = sigma > f.Epsilon*f.Delta
-		if st.moved[h] {
-			eta := f.Alpha * sigma / (2 * f.Beta * f.Beta)
-			for r := 0; r < d; r++ {
-				var s float64
-				for c := 0; c < k; c++ {
-					s += w.u[r*k+c] * w.v[c]
-				}
-				theta[r] += eta * s
-			}
-		}
-	})
+	parallel.For(len(st.anchors), func(h int) { st.moved[h] = st.step(h, lo, ptLo) })
 	st.moving = 0
 	for _, m := range st.moved {
 		if m {
@@ -197,6 +139,81 @@ func (st *fedmdState) round() {
 		}
 	}
 	st.t++
+}
+
+// step is steps b–e of Algorithm 3 for anchor h, on the pool clients from
+// lo and the anchor's points from ptLo; it reports whether the anchor moved.
+func (st *fedmdState) step(h, lo, ptLo int) bool {
+	f, fed := st.f, st.p.Fed
+	d, k := st.p.Dim, st.p.K
+	w := &st.work[h]
+	theta := st.anchors[h]
+	// b. Y_{h,t} from the fresh 2-point clients, then its top-k left
+	// singular subspace by orthogonal iteration from a random start.
+	formY(w.y, fed.Pool, lo, f.Pool, theta, d)
+	for e := range w.u {
+		w.u[e] = w.rng.NormFloat64()
+	}
+	Orthonormalize(w.u, d, k)
+	OrthogonalIteration(w.y, d, k, f.OIIters, w.u, w.scratch)
+	// c., d. The moment A in that subspace, and β̂ and σ̂ from it.
+	w.moments(&fed.Anchors[h], ptLo, f.Pairs, theta, d, k)
+	sigma := w.direction(f.PowerIters, k)
+	// e. Move along r = Û β̂ while the moment is above εΔ; else freeze.
+	if !(sigma > f.Epsilon*f.Delta) {
+		return false
+	}
+	eta := f.Alpha * sigma / (2 * f.Beta * f.Beta)
+	for r := 0; r < d; r++ {
+		var s float64
+		for c := 0; c < k; c++ {
+			s += w.u[r*k+c] * w.v[c]
+		}
+		theta[r] += eta * s
+	}
+	return true
+}
+
+// moments sets w.a to A = (1/l) Σ (Ûᵀε_j)(Ûᵀε̃_j)ᵀ from the anchor's 2l
+// points from ptLo, and w.mean to the mean of Ûᵀε over those points (for
+// the sign of β̂): step c of Algorithm 3.
+func (w *anchorWork) moments(anchor *datasets.Client, ptLo, pairs int, theta []float64, d, k int) {
+	clear(w.a)
+	clear(w.mean)
+	for j := 0; j < pairs; j++ {
+		projectedEps(w.ak, anchor, ptLo+j, theta, w.u, d, k)
+		projectedEps(w.bk, anchor, ptLo+pairs+j, theta, w.u, d, k)
+		for r := 0; r < k; r++ {
+			w.mean[r] += (w.ak[r] + w.bk[r]) / float64(2*pairs)
+			for c := 0; c < k; c++ {
+				w.a[r*k+c] += w.ak[r] * w.bk[c] / float64(pairs)
+			}
+		}
+	}
+}
+
+// direction sets w.v to β̂, the top eigenvector of A Aᵀ by power iteration
+// from a random unit start, signed to agree with the mean moment, and
+// returns σ̂ = √(β̂ᵀ A β̂) (clipped at 0): step d of Algorithm 3.
+func (w *anchorWork) direction(iters, k int) float64 {
+	unit(w.v, w.rng)
+	PowerIteration(w.a, k, iters, w.v, w.vs)
+	var dir float64
+	for r := 0; r < k; r++ {
+		dir += w.v[r] * w.mean[r]
+	}
+	if dir < 0 {
+		for r := range w.v {
+			w.v[r] = -w.v[r]
+		}
+	}
+	var s2 float64
+	for r := 0; r < k; r++ {
+		for c := 0; c < k; c++ {
+			s2 += w.v[r] * w.a[r*k+c] * w.v[c]
+		}
+	}
+	return math.Sqrt(math.Max(s2, 0))
 }
 
 // centres clusters the current anchor estimates into k centres (k×d) and
@@ -245,24 +262,6 @@ func projectedEps(dst []float64, c *datasets.Client, j int, theta, u []float64, 
 	}
 }
 
-// unit fills v with a uniform draw from the unit sphere.
-func unit(v []float64, rng *rand.Rand) {
-	for {
-		var s float64
-		for r := range v {
-			v[r] = rng.NormFloat64()
-			s += v[r] * v[r]
-		}
-		if s > 0 {
-			s = math.Sqrt(s)
-			for r := range v {
-				v[r] /= s
-			}
-			return
-		}
-	}
-}
-
 // AnchorGroups says how the anchors grouped under the Δ/2 rule at the end
 // of Phase 1 (docs/papers.md §5.2 step 3, §8), so that a fallback is never
 // silent.
@@ -294,12 +293,31 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 		panic("algorithms: ClusterAnchors: fewer anchors than clusters")
 	}
 	d := len(thetas[0])
+	roots, members := components(thetas, delta/2)
+	groups := AnchorGroups{Anchors: n, Components: len(roots), KMeans: len(roots) < k}
+	for _, r := range roots[min(k, len(roots)):] {
+		groups.Dropped += len(members[r])
+	}
+	centres := make([]float64, k*d)
+	for j, r := range roots[:min(k, len(roots))] {
+		meanTo(centres[j*d:(j+1)*d], thetas, members[r])
+	}
+	if len(roots) < k {
+		kMeans(thetas, centres, len(roots), k)
+	}
+	return centres, groups
+}
+
+// components groups the points that a chain of distances below radius
+// links, and returns each group's root (its first point) and members,
+// largest group first; equal sizes in order of their first point.
+func components(thetas [][]float64, radius float64) (roots []int, members map[int][]int) {
+	n := len(thetas)
 	parent := make([]int, n)
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for parent[i] != i {
 			parent[i] = parent[parent[i]]
 			i = parent[i]
@@ -308,7 +326,7 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 	}
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			if model.Distance(thetas[i], thetas[j]) < delta/2 {
+			if model.Distance(thetas[i], thetas[j]) < radius {
 				ri, rj := find(i), find(j)
 				if ri != rj {
 					parent[max(ri, rj)] = min(ri, rj) // the root is the smallest member
@@ -316,8 +334,7 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 			}
 		}
 	}
-	members := map[int][]int{}
-	var roots []int
+	members = map[int][]int{}
 	for i := 0; i < n; i++ {
 		r := find(i)
 		if members[r] == nil {
@@ -325,32 +342,27 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 		}
 		members[r] = append(members[r], i)
 	}
-	// Largest first; equal sizes in order of their first anchor (roots are
-	// already in that order and the sort is stable).
+	// Roots are in order of their first point and the sort is stable.
 	slices.SortStableFunc(roots, func(a, b int) int { return cmp.Compare(len(members[b]), len(members[a])) })
-	groups := AnchorGroups{Anchors: n, Components: len(roots), KMeans: len(roots) < k}
-	for _, r := range roots[min(k, len(roots)):] {
-		groups.Dropped += len(members[r])
-	}
-	centres := make([]float64, k*d)
-	mean := func(dst []float64, idx []int) {
-		clear(dst)
-		for _, i := range idx {
-			for a, v := range thetas[i] {
-				dst[a] += v / float64(len(idx))
-			}
+	return roots, members
+}
+
+// meanTo sets dst to the mean of the points listed in idx.
+func meanTo(dst []float64, thetas [][]float64, idx []int) {
+	clear(dst)
+	for _, i := range idx {
+		for a, v := range thetas[i] {
+			dst[a] += v / float64(len(idx))
 		}
 	}
-	if len(roots) >= k {
-		for j := 0; j < k; j++ {
-			mean(centres[j*d:(j+1)*d], members[roots[j]])
-		}
-		return centres, groups
-	}
-	// Fewer components than clusters: k-means.
-	for j, r := range roots {
-		mean(centres[j*d:(j+1)*d], members[r])
-	}
+}
+
+// kMeans completes the first `from` centres (k×d row-major) to k: each new
+// centre is the point farthest from its nearest centre so far, and then
+// Lloyd's iterations (at most 100) move every centre to the mean of its
+// points; an empty cluster keeps its centre.
+func kMeans(thetas [][]float64, centres []float64, from, k int) {
+	d := len(thetas[0])
 	nearest := func(x []float64, upto int) (int, float64) {
 		best, bd := 0, math.Inf(1)
 		for j := 0; j < upto; j++ {
@@ -360,7 +372,7 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 		}
 		return best, bd
 	}
-	for j := len(roots); j < k; j++ {
+	for j := from; j < k; j++ {
 		far, fd := 0, -1.0
 		for i, x := range thetas {
 			if _, dd := nearest(x, j); dd > fd {
@@ -369,7 +381,7 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 		}
 		copy(centres[j*d:(j+1)*d], thetas[far])
 	}
-	assign := make([]int, n)
+	assign := make([]int, len(thetas))
 	for iter := 0; iter < 100; iter++ {
 		changed := iter == 0
 		for i, x := range thetas {
@@ -387,10 +399,19 @@ func GroupAnchors(thetas [][]float64, k int, delta float64) ([]float64, AnchorGr
 					idx = append(idx, i)
 				}
 			}
-			if len(idx) > 0 { // an empty cluster keeps its centre
-				mean(centres[j*d:(j+1)*d], idx)
+			if len(idx) > 0 {
+				meanTo(centres[j*d:(j+1)*d], thetas, idx)
 			}
 		}
 	}
-	return centres, groups
+}
+
+// unit fills v with a uniform draw from the unit sphere (datasets.GaussianTo
+// divided by its norm, where datasets.UnitTo multiplies by the inverse: the
+// last bits differ, and each keeps the numbers it has always drawn).
+func unit(v []float64, rng *rand.Rand) {
+	s := math.Sqrt(datasets.GaussianTo(v, rng))
+	for r := range v {
+		v[r] /= s
+	}
 }

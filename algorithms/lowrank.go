@@ -125,10 +125,40 @@ func (a FedLRGD) prepare(ctx context.Context, p *model.Federated) (*lrgd, error)
 	if r < 1 || r > st.serverN {
 		return nil, fmt.Errorf("%w: rank r=%d must lie in 1..%d (server samples)", ErrBadParams, r, st.serverN)
 	}
-	g := make([]float64, pp)
 	anchors := a.anchors(pp)
 	st.nodes = p.Server[:r*q]
-	gmat := make([]*mat.Dense, pp) // G^(i)_{jk} = g_i(x^(0,j); ϑ^(k))
+	pinv, err := a.pseudoInverses(p, st, anchors)
+	if err != nil {
+		return nil, err
+	}
+	st.total = make([][]float64, pp)
+	for i := range st.total {
+		st.total[i] = make([]float64, r)
+		for k := range st.total[i] {
+			st.total[i][k] = 1 // the node itself
+		}
+	}
+	wt := newWeigher(p, anchors, pinv)
+	if extra := p.Server[r*q:]; len(extra) > 0 {
+		wt.addTo(st.total, extra)
+	}
+	for _, c := range p.Clients {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		wt.addTo(st.total, c)
+		st.clientsS = max(st.clientsS, len(c)/q)
+	}
+	return st, nil
+}
+
+// pseudoInverses returns G^(i)⁺ for every coordinate i, G^(i)_{jk} =
+// g_i(x^(0,j); ϑ^(k)) at the nodes and anchors, and raises st.cond to the
+// largest condition number of their kept parts.
+func (a FedLRGD) pseudoInverses(p *model.Federated, st *lrgd, anchors [][]float64) ([]*mat.Dense, error) {
+	pp, q, r := p.Loss.Params(), p.Q, a.Rank
+	g := make([]float64, pp)
+	gmat := make([]*mat.Dense, pp)
 	for i := range gmat {
 		gmat[i] = mat.NewDense(r, r, nil)
 	}
@@ -147,51 +177,50 @@ func (a FedLRGD) prepare(ctx context.Context, p *model.Federated) (*lrgd, error)
 			return nil, fmt.Errorf("FedLRGD r=%d: coordinate %d: %w", r, i, err)
 		}
 	}
-	st.total = make([][]float64, pp)
-	for i := range st.total {
-		st.total[i] = make([]float64, r)
-		for k := range st.total[i] {
-			st.total[i][k] = 1 // the node itself
-		}
-	}
-	sum := make([][]float64, pp)
+	return pinv, nil
+}
+
+// weigher computes the interpolation weights of blocks of samples.
+type weigher struct {
+	p       *model.Federated
+	anchors [][]float64
+	pinv    []*mat.Dense
+	g       []float64
+	sum     [][]float64
+}
+
+func newWeigher(p *model.Federated, anchors [][]float64, pinv []*mat.Dense) *weigher {
+	sum := make([][]float64, len(pinv))
 	for i := range sum {
-		sum[i] = make([]float64, r)
+		sum[i] = make([]float64, len(anchors))
 	}
-	// addWeights adds v^(i) = (Σ_j [g_i(x_j; ϑ^(1..r))]) G^(i)⁺ of a block of samples.
-	addWeights := func(rows []float64) {
-		for i := range sum {
-			clear(sum[i])
-		}
-		for j := 0; j+q <= len(rows); j += q {
-			for k := 0; k < r; k++ {
-				p.Loss.GradTo(g, rows[j:j+q], anchors[k])
-				for i := range sum {
-					sum[i][k] += g[i]
-				}
-			}
-		}
-		for i := range sum {
-			for k := 0; k < r; k++ {
-				var v float64
-				for j := 0; j < r; j++ {
-					v += sum[i][j] * pinv[i].At(j, k)
-				}
-				st.total[i][k] += v
+	return &weigher{p: p, anchors: anchors, pinv: pinv, g: make([]float64, p.Loss.Params()), sum: sum}
+}
+
+// addTo adds v^(i) = (Σ_j [g_i(x_j; ϑ^(1..r))]) G^(i)⁺ of a block of
+// samples (rows of p.Q numbers) to total.
+func (wt *weigher) addTo(total [][]float64, rows []float64) {
+	q, r := wt.p.Q, len(wt.anchors)
+	for i := range wt.sum {
+		clear(wt.sum[i])
+	}
+	for j := 0; j+q <= len(rows); j += q {
+		for k := 0; k < r; k++ {
+			wt.p.Loss.GradTo(wt.g, rows[j:j+q], wt.anchors[k])
+			for i := range wt.sum {
+				wt.sum[i][k] += wt.g[i]
 			}
 		}
 	}
-	if extra := p.Server[r*q:]; len(extra) > 0 {
-		addWeights(extra)
-	}
-	for _, c := range p.Clients {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	for i := range wt.sum {
+		for k := 0; k < r; k++ {
+			var v float64
+			for j := 0; j < r; j++ {
+				v += wt.sum[i][j] * wt.pinv[i].At(j, k)
+			}
+			total[i][k] += v
 		}
-		addWeights(c)
-		st.clientsS = max(st.clientsS, len(c)/q)
 	}
-	return st, nil
 }
 
 func (a FedLRGD) tol() float64 {
@@ -239,44 +268,40 @@ func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit f
 	}
 	pp, r := p.Loss.Params(), a.Rank
 	m := float64(len(p.Clients))
-	theta := make([]float64, pp) // θ^(0) = 0
-	g, fhat := make([]float64, pp), make([]float64, pp)
-	var oracle, up, down float64
-	t := 0
-	warning := ""
-	// epoch records one epoch's cost and emits; false when done.
-	epoch := func(b, upN, downN float64) bool {
-		t++
-		oracle += b
-		up += upN
-		down += downN
-		if ctx.Err() != nil {
-			return false
-		}
-		emit(EpochRound{Index: t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
-			Oracle: oracle, CommUp: up, CommDown: down, GradNorm: gradNorm(p, theta, g),
-			OptDist: model.Distance(theta, p.Optimum), Warning: warning})
-		return t < rounds
-	}
+	ep := &epochs{ctx: ctx, p: p, rounds: rounds, emit: emit,
+		theta: make([]float64, pp), g: make([]float64, pp)} // θ^(0) = 0
 	// Epoch 1 (server): r² gradients for G, (R − r)r for extra server samples.
-	if !epoch(float64(r*r+(st.serverN-r)*r), 0, 0) {
+	if !ep.record(float64(r*r+(st.serverN-r)*r), 0, 0) {
 		return ctx.Err()
 	}
 	// Epoch 2: the server broadcasts anchors and G⁺ (rp + pr² numbers per
 	// client); clients compute r·s gradients and upload one p-vector.
-	if !epoch(float64(r*st.clientsS)+a.Phi*m, m*float64(pp), m*float64(r*pp+pp*r*r)) {
+	if !ep.record(float64(r*st.clientsS)+a.Phi*m, m*float64(pp), m*float64(r*pp+pp*r*r)) {
 		return ctx.Err()
 	}
 	for e := 3; e <= r+1; e++ { // uploads of the remaining r − 1 p-vectors
-		if !epoch(a.Phi*m, m*float64(pp), 0) {
+		if !ep.record(a.Phi*m, m*float64(pp), 0) {
 			return ctx.Err()
 		}
 	}
+	if err := a.descend(ep, st); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// descend is the server's inexact projected gradient descent on F̂, one
+// epoch of r gradients per step, which stops early (with a warning) when
+// its gradient estimate grows.
+func (a FedLRGD) descend(ep *epochs, st *lrgd) error {
+	p, theta, r := ep.p, ep.theta, a.Rank
+	pp := len(theta)
+	fhat := make([]float64, pp)
 	lr := 1 / p.Loss.Smoothness()
 	next, last := make([]float64, pp), make([]float64, pp)
 	prev := math.Inf(1) // ‖projected F̂‖ at the previous iterate, last
 	for it := 0; it < a.Iters; it++ {
-		st.gradTo(fhat, theta, g, p)
+		st.gradTo(fhat, theta, ep.g, p)
 		var moved float64
 		for i := range theta {
 			next[i] = p.Project(theta[i] - lr*fhat[i])
@@ -284,27 +309,57 @@ func (a FedLRGD) Run(ctx context.Context, p *model.Federated, rounds int, emit f
 		}
 		est := math.Sqrt(moved) / lr // ‖F̂(θ)‖ inside the box
 		if !finite(next) {
-			return &DivergedError{Round: t + 1, Reason: fmt.Sprintf(
+			return &DivergedError{Round: ep.t + 1, Reason: fmt.Sprintf(
 				"the approximate gradient is not finite (cond G⁽ⁱ⁾ up to %.3g)", st.cond)}
 		}
 		if est > prev*(1+1e-9) {
 			// The estimate grew: return the previous iterate, where it was
 			// smallest (this epoch's r gradients found that out).
 			copy(theta, last)
-			warning = fmt.Sprintf("inexact descent stopped after %d of S=%d steps and returned step %d: its gradient estimate ‖F̂‖ grew "+
+			ep.warning = fmt.Sprintf("inexact descent stopped after %d of S=%d steps and returned step %d: its gradient estimate ‖F̂‖ grew "+
 				"from %.3g to %.3g, so F̂ no longer approximates ∇F well enough to descend (rank r=%d too small for this loss)",
 				it, a.Iters, it-1, prev, est, r)
-			epoch(float64(r), 0, 0)
-			return ctx.Err()
+			ep.record(float64(r), 0, 0)
+			return nil
 		}
 		prev = est
 		copy(last, theta)
 		copy(theta, next)
-		if !epoch(float64(r), 0, 0) {
-			return ctx.Err()
+		if !ep.record(float64(r), 0, 0) {
+			return nil
 		}
 	}
-	return ctx.Err()
+	return nil
+}
+
+// epochs counts a FedLRGD run's epochs and their cumulative costs, and
+// emits one EpochRound per epoch at the current θ.
+type epochs struct {
+	ctx              context.Context
+	p                *model.Federated
+	rounds           int
+	emit             func(EpochRound)
+	theta, g         []float64
+	t                int
+	oracle, up, down float64
+	warning          string
+}
+
+// record adds one epoch's gradients b and numbers uploaded and downloaded,
+// emits it, and reports whether the run goes on.
+func (ep *epochs) record(b, upN, downN float64) bool {
+	ep.t++
+	ep.oracle += b
+	ep.up += upN
+	ep.down += downN
+	if ep.ctx.Err() != nil {
+		return false
+	}
+	p, theta := ep.p, ep.theta
+	ep.emit(EpochRound{Index: ep.t, Theta: append([]float64(nil), theta...), Subopt: p.Value(theta) - p.FStar,
+		Oracle: ep.oracle, CommUp: ep.up, CommDown: ep.down, GradNorm: gradNorm(p, theta, ep.g),
+		OptDist: model.Distance(theta, p.Optimum), Warning: ep.warning})
+	return ep.t < ep.rounds
 }
 
 // pseudoInverse returns G⁺ by SVD, dropping singular values below tol

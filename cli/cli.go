@@ -6,7 +6,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -15,11 +14,12 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/fedscope/fedscope/cli/output"
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
 	"github.com/fedscope/fedscope/tui"
-	"github.com/mattn/go-isatty"
 )
 
 // Exit statuses of the command line (docs/design.md, "Command line").
@@ -66,6 +66,10 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 			return app.headless(ctx, args)
 		case "help":
 			return app.report(ctx, app.help(ctx, args[1:]))
+		case "lesson":
+			explorer.Store(true)
+			defer explorer.Store(false)
+			return app.lessonCommand(ctx, args[1:])
 		}
 		if !strings.HasPrefix(args[0], "-") {
 			return app.report(ctx, experiment.Errorf("unknown command %q%s; commands: %s (fedscope help lists them)",
@@ -175,7 +179,8 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	fs := newFlagSet("fedscope")
 	var sf scenarioFlags
 	sf.register(fs)
-	pace, theme := registerExplorerFlags(fs)
+	var vf viewFlags
+	vf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return a.report(ctx, err)
 	}
@@ -183,35 +188,37 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	if err != nil {
 		return a.report(ctx, err)
 	}
+	view, err := vf.view(sc)
+	if err != nil {
+		return a.report(ctx, err)
+	}
+	if code, ok := a.needTerminal(sc); !ok {
+		return code
+	}
 	var exitLine string
-	if !isTerminal(a.stdout) {
-		cmd := "run"
-		if sc.IsSweep() {
-			cmd = "sweep"
-		}
-		fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run: fedscope %s --preset %s --format csv\n",
-			cmd, sc.Preset)
-		return ExitUsage
+	opts := []tui.Option{tui.WithVersion(a.version), tui.WithExitLine(func(line string) { exitLine = line }), tui.WithView(view)}
+	return a.openExplorer(ctx, sc, opts, &exitLine)
+}
+
+// needTerminal refuses to draw the explorer into a pipe, saying how to run
+// the scenario headless instead.
+func (a *app) needTerminal(sc experiment.Scenario) (int, bool) {
+	if isTerminal(a.stdout) {
+		return 0, true
 	}
-	opts := []tui.Option{tui.WithVersion(a.version), tui.WithExitLine(func(line string) { exitLine = line })}
-	switch p := strings.TrimSpace(*pace); {
-	case p == "":
-	case p == "max":
-		opts = append(opts, tui.WithPace(tui.MaxPace))
-	default:
-		v, err := experiment.ParseReal(p, 0, 1e6, false, "a number of rounds per second > 0 and ≤ 1e+06, or max")
-		if err != nil {
-			return a.report(ctx, experiment.Errorf("--pace %q: %v", p, err))
-		}
-		opts = append(opts, tui.WithPace(v))
+	cmd := "run"
+	if sc.IsSweep() {
+		cmd = "sweep"
 	}
-	switch *theme {
-	case "":
-	case "dark", "light", "mono":
-		opts = append(opts, tui.WithTheme(*theme))
-	default:
-		return a.report(ctx, experiment.Errorf("--theme %q: allowed: dark, light or mono", *theme))
-	}
+	fmt.Fprintf(a.stderr, "fedscope: standard output is not a terminal; for headless output run: fedscope %s --preset %s --format csv\n",
+		cmd, sc.Preset)
+	return ExitUsage, false
+}
+
+// openExplorer runs the explorer until the user quits or ctx is cancelled,
+// then prints the command line of what was on screen when it differs from
+// the start.
+func (a *app) openExplorer(ctx context.Context, sc experiment.Scenario, opts []tui.Option, exitLine *string) int {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	ticker := time.NewTicker(checkEvery)
@@ -228,8 +235,8 @@ func (a *app) explore(ctx context.Context, args []string) int {
 		}
 		return statusOf(ctx)
 	}
-	if exitLine != "" {
-		fmt.Fprintln(a.stdout, exitLine) // what was on screen, to run again
+	if *exitLine != "" {
+		fmt.Fprintln(a.stdout, *exitLine) // what was on screen, to run again
 	}
 	return ExitOK
 }
@@ -505,9 +512,9 @@ func (a *app) runRace(ctx context.Context, j *job) error {
 	// A family may summarise the finished run per racer (paper 000: rounds to
 	// converge and the saving against FedAvg s=1): stderr lines, and records
 	// after the rows in JSON lines.
-	if s, ok := j.sc.Family.(experiment.Summarizer); ok && !interrupted && res.Racers != nil {
+	if !interrupted && res.Racers != nil {
 		j.mu.Lock()
-		j.sums = s.Summarize(j.sc, j.run)
+		j.sums = j.sc.Family.Summarize(j.sc, j.run)
 		j.mu.Unlock()
 	}
 	if err := j.finish(a, interrupted); err != nil || interrupted {
@@ -661,11 +668,4 @@ func (a *app) describe(f experiment.Facts, warnings []string) {
 	for _, w := range append(f.Warnings, warnings...) {
 		fmt.Fprintf(a.stderr, "fedscope: warning: %s\n", w)
 	}
-}
-
-// registerExplorerFlags adds the explorer's own flags, --pace and --theme.
-func registerExplorerFlags(fs *flag.FlagSet) (pace, theme *string) {
-	pace = fs.String("pace", "", "playback pace in rounds per second, or max (default: the preset drawn over 9 s)")
-	theme = fs.String("theme", "", "colours (default: from the terminal's background)")
-	return pace, theme
 }

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
 	"github.com/fedscope/fedscope/tui"
@@ -25,10 +26,15 @@ type commandDoc struct {
 }
 
 var commands = []commandDoc{
-	{"", "fedscope [--preset NAME] [--rounds N] [--seed S] [--set key=value]... [--pace R|max] [--theme dark|light|mono]",
+	{"", "fedscope [--preset NAME] [--rounds N] [--seed S] [--set key=value]... [--pace R|max] [--theme dark|light|mono] [--paused] [--hide N,…] [--y auto|full|tail] [--linear] [--cursor ROUND]",
 		"Opens the explorer: the preset's algorithms race round by round and their curves stream into the charts. " +
-			"Press ? inside for the keys of the view; fedscope help PRESET lists them without opening it.",
+			"Press ? inside for the keys of the view; fedscope help PRESET lists them without opening it. " +
+			"y inside writes the screen's state back as these flags.",
 		func(experiment.Preset) bool { return true }},
+	{"lesson", "fedscope lesson NAME|FILE [--step K] [--theme …] · fedscope lesson --list · fedscope lesson --check FILE",
+		"Teaches a lesson: a Markdown file of steps (a title, 1–4 sentences, optionally a ```fedscope command line and a stop: round), " +
+			"started paused at step 1. PageDown (a presentation clicker) plays the step to its stop, and at the stop goes to the next step; " +
+			"PageUp goes back a step. Every explorer key still works. --list shows the built-in lessons; --check reads a file without opening it.", nil},
 	{"presets", "fedscope presets", "Lists the presets, one line each.", nil},
 	{"run", "fedscope run [--preset NAME] [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]",
 		"Races a preset's algorithms without the explorer and writes one row per racer and round (round 0 is the start): " +
@@ -180,7 +186,8 @@ func (a *app) explorerHelp() error {
 	fs := newFlagSet("fedscope")
 	var sf scenarioFlags
 	sf.register(fs)
-	registerExplorerFlags(fs)
+	var vf viewFlags
+	vf.register(fs)
 	a.writeCommandHelp(a.stdout, "", fs)
 	return nil
 }
@@ -209,10 +216,8 @@ func (a *app) writeOverview(w io.Writer) {
 func (a *app) writePreset(w io.Writer, p experiment.Preset) error {
 	sc := p.Scenario()
 	fmt.Fprintf(w, "%s: %s\npaper: %s\n", p.Name, p.Summary, sc.Family.Paper())
-	if s, ok := sc.Family.(experiment.Storyteller); ok {
-		if story := strings.TrimSpace(s.Story(sc)); story != "" {
-			fmt.Fprintf(w, "\n%s\n", ansi.Wrap(story, 78, ""))
-		}
+	if story := strings.TrimSpace(sc.Family.Story(sc)); story != "" {
+		fmt.Fprintf(w, "\n%s\n", ansi.Wrap(story, 78, ""))
 	}
 	if h := strings.TrimSpace(sc.Family.Help(sc)); h != "" {
 		fmt.Fprintf(w, "\n%s\n", ansi.Wrap(h, 78, ""))

@@ -17,7 +17,7 @@ import (
 // k-th round or once k sweep evaluations have finished, so that a test
 // interrupts a run at a known point without a timer.
 type interrupter struct {
-	linear.Family
+	experiment.Family
 	s *interruptState
 }
 
@@ -65,10 +65,18 @@ func (f interrupter) Racers(sc experiment.Scenario) []experiment.Racer {
 	return rs
 }
 
+// Sweeps counts finished evaluations.
+func (f interrupter) Sweeps() experiment.Sweeper { return interruptSweeps{f.Family.Sweeps(), f.s} }
+
+type interruptSweeps struct {
+	experiment.Sweeper
+	s *interruptState
+}
+
 // Evaluate counts finished evaluations; the k-th cancels before it returns,
 // so its own result is dropped.
-func (f interrupter) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	v, err := f.Family.Evaluate(ctx, sc)
+func (f interruptSweeps) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+	v, err := f.Sweeper.Evaluate(ctx, sc)
 	if err == nil {
 		f.s.tick()
 	}
@@ -81,7 +89,7 @@ func interrupted(t *testing.T, k int, args ...string) (stdout, stderr string, co
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	fam := interrupter{s: &interruptState{cancel: cancel, k: k}}
+	fam := interrupter{Family: linear.Family, s: &interruptState{cancel: cancel, k: k}}
 	return runCmd(ctx, newApp(experiment.NewCatalog(fam)), args...)
 }
 

@@ -53,15 +53,26 @@ type Linear struct {
 // typo on the command line gives an error instead of exhausting memory.
 const MaxEntries = 50_000_000
 
+// checkSizes reports the first of clients, dim and samples per client
+// below 1, the sizes every synthetic federation needs.
+func checkSizes(clients, dim, samples int) error {
+	switch {
+	case clients < 1:
+		return fmt.Errorf("clients=%d: need at least 1 client", clients)
+	case dim < 1:
+		return fmt.Errorf("dim=%d: need dimension at least 1", dim)
+	case samples < 1:
+		return fmt.Errorf("samples=%d: need at least 1 sample per client", samples)
+	}
+	return nil
+}
+
 // Validate reports the first inconsistency of the configuration.
 func (c Linear) Validate() error {
+	if err := checkSizes(c.Clients, c.Dim, c.Samples); err != nil {
+		return err
+	}
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
-	case c.Dim < 1:
-		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
-	case c.Samples < 1:
-		return fmt.Errorf("samples=%d: need at least 1 sample per client", c.Samples)
 	case c.ScarceClients < 0 || c.ScarceClients > c.Clients:
 		return fmt.Errorf("scarce_clients=%d: must lie in 0..clients=%d", c.ScarceClients, c.Clients)
 	case c.ScarceClients > 0 && c.ScarceSamples < 1:
@@ -159,12 +170,6 @@ func (f *Federation) Heterogeneous() bool {
 // from internal failures.
 var ErrInvalid = errors.New("invalid data configuration")
 
-// stream returns the random stream of one purpose. Stream 0 is the shared
-// truth; stream i+1 is client i.
-func stream(seed uint64, id uint64) *rand.Rand {
-	return rand.New(rand.NewPCG(seed, id))
-}
-
 // Generate draws the federation for the given seed.
 func (c Linear) Generate(seed uint64) (*Federation, error) {
 	fed := &Federation{}
@@ -194,10 +199,6 @@ func (c Linear) GenerateInto(fed *Federation, seed uint64, compact bool) error {
 		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	d := c.Dim
-	r := c.SubspaceDim
-	if r == 0 {
-		r = d
-	}
 	clients := fed.Clients
 	if cap(clients) < c.Clients {
 		clients = append(clients[:cap(clients)], make([]Client, c.Clients-cap(clients))...)
@@ -207,25 +208,10 @@ func (c Linear) GenerateInto(fed *Federation, seed uint64, compact bool) error {
 	for k := range fed.Truth {
 		fed.Truth[k] = shared.NormFloat64() // θ* ~ N(0, I_d) (docs/papers.md §8, 000)
 	}
-
-	// Per-client perturbations of the truth, each from the client's stream.
-	rngs := make([]*rand.Rand, c.Clients)
-	deltas := make([][]float64, c.Clients)
-	for i := range rngs {
-		rngs[i] = stream(seed, uint64(i)+1)
-		if c.Gamma > 0 {
-			deltas[i] = drawPerturbation(rngs[i], d, c.Gamma, c.Scheme)
-		}
-	}
-	if c.Gamma > 0 && c.Scheme == GammaExact {
-		scaleToDiameter(deltas, c.Gamma)
-	}
-
-	scale := math.Sqrt(float64(d) / float64(r)) // rows have E‖x‖² = d for every r (E000-4)
+	rngs, deltas := c.perturbations(seed)
 	// Each client draws only from its own stream, so the clients can be
 	// built in parallel with the same result on any number of CPUs.
 	parallel.For(len(fed.Clients), func(i int) {
-		rng := rngs[i]
 		cl := &fed.Clients[i]
 		cl.N = c.SamplesOf(i)
 		cl.Truth = append(cl.Truth[:0], fed.Truth...)
@@ -234,52 +220,83 @@ func (c Linear) GenerateInto(fed *Federation, seed uint64, compact bool) error {
 				cl.Truth[k] += deltas[i][k]
 			}
 		}
-		buf := cl.Support
-		cl.Support = nil
-		if r < d {
-			cl.Support = randomSubset(rng, d, r, buf)
-		}
-		cols := d
-		if compact && cl.Support != nil {
-			cols = r
-		}
-		cl.X = growFloats(cl.X, cl.N*cols)
-		cl.Y = growFloats(cl.Y, cl.N)
-		for j := 0; j < cl.N; j++ {
-			row := cl.X[j*cols : (j+1)*cols]
-			var dot float64
-			switch {
-			case cl.Support == nil:
-				for k := range row {
-					row[k] = rng.NormFloat64()
-				}
-				for k, v := range row {
-					dot += v * cl.Truth[k]
-				}
-			case cols == r:
-				// The same draws, in the order of the support, as the dense
-				// rows below; the zero columns add nothing to x·θ.
-				for a, k := range cl.Support {
-					row[a] = scale * rng.NormFloat64()
-					dot += row[a] * cl.Truth[k]
-				}
-			default:
-				clear(row)
-				for _, k := range cl.Support {
-					row[k] = scale * rng.NormFloat64()
-				}
-				for k, v := range row {
-					dot += v * cl.Truth[k]
-				}
-			}
-			cl.Y[j] = dot + c.Noise*rng.NormFloat64()
-		}
+		c.drawClient(cl, rngs[i], compact)
 	})
 	// Every truth is θ* without heterogeneity: Γ = 0 without an O(M²d) scan.
 	if c.Gamma > 0 {
 		fed.RealisedGamma = diameter(fed.Clients)
 	}
 	return nil
+}
+
+// perturbations returns every client's random stream and, with model
+// heterogeneity, the perturbation of its truth drawn first from it.
+func (c Linear) perturbations(seed uint64) ([]*rand.Rand, [][]float64) {
+	rngs := make([]*rand.Rand, c.Clients)
+	deltas := make([][]float64, c.Clients)
+	for i := range rngs {
+		rngs[i] = stream(seed, uint64(i)+1)
+		if c.Gamma > 0 {
+			deltas[i] = drawPerturbation(rngs[i], c.Dim, c.Gamma, c.Scheme)
+		}
+	}
+	if c.Gamma > 0 && c.Scheme == GammaExact {
+		scaleToDiameter(deltas, c.Gamma)
+	}
+	return rngs, deltas
+}
+
+// drawClient draws a client's covariate subspace and its rows and
+// responses y = x·θ_i + σε from rng, given its truth and size: rows
+// N(0, I_d), or with a subspace of r < d coordinates rows on them scaled by
+// √(d/r), so that E‖x‖² = d for every r (E000-4), stored on the subspace
+// only when compact.
+func (c Linear) drawClient(cl *Client, rng *rand.Rand, compact bool) {
+	d, r := c.Dim, c.SubspaceDim
+	if r == 0 {
+		r = d
+	}
+	buf := cl.Support
+	cl.Support = nil
+	if r < d {
+		cl.Support = randomSubset(rng, d, r, buf)
+	}
+	cols := d
+	if compact && cl.Support != nil {
+		cols = r
+	}
+	scale := math.Sqrt(float64(d) / float64(r))
+	cl.X = growFloats(cl.X, cl.N*cols)
+	cl.Y = growFloats(cl.Y, cl.N)
+	for j := 0; j < cl.N; j++ {
+		row := cl.X[j*cols : (j+1)*cols]
+		var dot float64
+		switch {
+		case cl.Support == nil:
+			for k := range row {
+				row[k] = rng.NormFloat64()
+			}
+			for k, v := range row {
+				dot += v * cl.Truth[k]
+			}
+		case cols == r:
+			// The same draws, in the order of the support, as the dense
+			// rows below; the zero columns add nothing to x·θ.
+			for a, k := range cl.Support {
+				row[a] = scale * rng.NormFloat64()
+				dot += row[a] * cl.Truth[k]
+			}
+		default:
+			clear(row)
+			for _, k := range cl.Support {
+				row[k] = scale * rng.NormFloat64()
+			}
+			for k, v := range row {
+				dot += v * cl.Truth[k]
+			}
+		}
+		cl.Y[j] = dot + c.Noise*rng.NormFloat64()
+	}
 }
 
 func growFloats(buf []float64, n int) []float64 {
@@ -293,14 +310,7 @@ func growFloats(buf []float64, n int) []float64 {
 // an unscaled δ ~ N(0, I_d) (exact scheme, rescaled later).
 func drawPerturbation(rng *rand.Rand, d int, gamma float64, scheme GammaScheme) []float64 {
 	v := make([]float64, d)
-	var norm float64
-	for norm == 0 {
-		norm = 0
-		for k := range v {
-			v[k] = rng.NormFloat64()
-			norm += v[k] * v[k]
-		}
-	}
+	norm := GaussianTo(v, rng)
 	if scheme == GammaExact {
 		return v
 	}

@@ -170,7 +170,7 @@ func (c Mixture) Truths(seed uint64) ([][]float64, float64, error) {
 				ErrInvalid, c.K, c.Radius, c.Dim, c.MinSep, maxTruthDraws)
 		}
 		for _, t := range truths {
-			unitTo(t, rng)
+			UnitTo(t, rng)
 			for a := range t {
 				t[a] *= c.Radius
 			}
@@ -219,8 +219,7 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := c.Dim
-	fed := &MixtureFederation{Dim: d, K: c.K, Truths: truths, Delta: delta, Radius: c.Radius, Noise: c.Noise,
+	fed := &MixtureFederation{Dim: c.Dim, K: c.K, Truths: truths, Delta: delta, Radius: c.Radius, Noise: c.Noise,
 		Weights: c.NormalisedWeights(), Scales: make([]float64, c.K)}
 	cum := c.cumulativeWeights()
 	for j := range fed.Scales {
@@ -229,57 +228,62 @@ func (c Mixture) Generate(seed uint64) (*MixtureFederation, error) {
 			fed.Scales[j] = math.Pow(c.CovRatio, float64(j)/float64(c.K-1))
 		}
 	}
-	// draw fills n rows of x and y for cluster z from rng: x ~ N(0, c_z I),
-	// y = xᵀθ*_z + σζ.
-	draw := func(rng *rand.Rand, z int, x, y []float64) {
-		sd := math.Sqrt(fed.Scales[z])
-		for j := range y {
-			row := x[j*d : (j+1)*d]
-			var dot float64
-			for a := range row {
-				row[a] = sd * rng.NormFloat64()
-				dot += row[a] * truths[z][a]
-			}
-			y[j] = dot + c.Noise*rng.NormFloat64()
-		}
-	}
-
 	fed.Clients, fed.Labels = make([]Client, c.Clients), make([]int, c.Clients)
 	parallel.For(c.Clients, func(i int) {
 		rng := stream(seed, uint64(i)+1)
 		z := pick(cum, rng.Float64())
-		n := HeavyTailedSize(rng.Float64(), c.MaxSamples)
-		cl := Client{N: n, X: make([]float64, n*d), Y: make([]float64, n), Truth: truths[z]}
-		draw(rng, z, cl.X, cl.Y)
-		fed.Clients[i], fed.Labels[i] = cl, z
+		fed.Clients[i], fed.Labels[i] = fed.client(rng, z, HeavyTailedSize(rng.Float64(), c.MaxSamples)), z
 	})
-
 	fed.Anchors, fed.AnchorLabels = make([]Client, c.Anchors), make([]int, c.Anchors)
 	parallel.For(c.Anchors, func(h int) {
 		rng := stream(seed, anchorStream+uint64(h))
 		z := pick(cum, rng.Float64())
-		n := c.AnchorPoints
-		cl := Client{N: n, X: make([]float64, n*d), Y: make([]float64, n), Truth: truths[z]}
-		draw(rng, z, cl.X, cl.Y)
-		fed.Anchors[h], fed.AnchorLabels[h] = cl, z
+		fed.Anchors[h], fed.AnchorLabels[h] = fed.client(rng, z, c.AnchorPoints), z
 	})
+	fed.Pool = fed.pool(seed, c.PoolClients, cum)
+	return fed, nil
+}
 
-	m := c.PoolClients
+// client draws a client of cluster z with n points from rng.
+func (f *MixtureFederation) client(rng *rand.Rand, z, n int) Client {
+	cl := Client{N: n, X: make([]float64, n*f.Dim), Y: make([]float64, n), Truth: f.Truths[z]}
+	f.drawRows(rng, z, cl.X, cl.Y)
+	return cl
+}
+
+// pool draws the m 2-point clients of Phase 1, client p from stream
+// 2^42+p, in blocks (they are many and tiny).
+func (f *MixtureFederation) pool(seed uint64, m int, cum []float64) Pairs {
+	d := f.Dim
 	pool := Pairs{Count: m, X1: make([]float64, m*d), X2: make([]float64, m*d),
 		Y1: make([]float64, m), Y2: make([]float64, m), Labels: make([]int, m)}
-	// Pool clients are many and tiny: one task per block of them.
 	const block = 512
 	parallel.For((m+block-1)/block, func(b int) {
 		for p := b * block; p < min(m, (b+1)*block); p++ {
 			rng := stream(seed, poolStreamBase+uint64(p))
 			z := pick(cum, rng.Float64())
 			pool.Labels[p] = z
-			draw(rng, z, pool.X1[p*d:(p+1)*d], pool.Y1[p:p+1])
-			draw(rng, z, pool.X2[p*d:(p+1)*d], pool.Y2[p:p+1])
+			f.drawRows(rng, z, pool.X1[p*d:(p+1)*d], pool.Y1[p:p+1])
+			f.drawRows(rng, z, pool.X2[p*d:(p+1)*d], pool.Y2[p:p+1])
 		}
 	})
-	fed.Pool = pool
-	return fed, nil
+	return pool
+}
+
+// drawRows fills len(y) rows of x and y for cluster z from rng:
+// x ~ N(0, c_z I), y = xᵀθ*_z + σζ.
+func (f *MixtureFederation) drawRows(rng *rand.Rand, z int, x, y []float64) {
+	d := f.Dim
+	sd := math.Sqrt(f.Scales[z])
+	for j := range y {
+		row := x[j*d : (j+1)*d]
+		var dot float64
+		for a := range row {
+			row[a] = sd * rng.NormFloat64()
+			dot += row[a] * f.Truths[z][a]
+		}
+		y[j] = dot + f.Noise*rng.NormFloat64()
+	}
 }
 
 // NormalisedWeights returns the mixing weights p, summing to 1 (uniform
@@ -324,24 +328,6 @@ func pick(cum []float64, u float64) int {
 		}
 	}
 	return len(cum) - 1
-}
-
-// unitTo fills v with a uniform draw from the unit sphere.
-func unitTo(v []float64, rng *rand.Rand) {
-	for {
-		var s float64
-		for a := range v {
-			v[a] = rng.NormFloat64()
-			s += v[a] * v[a]
-		}
-		if s > 0 {
-			f := 1 / math.Sqrt(s)
-			for a := range v {
-				v[a] *= f
-			}
-			return
-		}
-	}
 }
 
 // separation returns Δ = min_{j≠j'} ‖θ_j − θ_j'‖.

@@ -29,13 +29,10 @@ type Newton struct {
 
 // Validate reports the first inconsistency of the configuration.
 func (c Newton) Validate() error {
+	if err := checkSizes(c.Clients, c.Dim, c.Samples); err != nil {
+		return err
+	}
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients=%d: need at least 1 client", c.Clients)
-	case c.Dim < 1:
-		return fmt.Errorf("dim=%d: need dimension at least 1", c.Dim)
-	case c.Samples < 1:
-		return fmt.Errorf("samples=%d: need at least 1 sample per client", c.Samples)
 	case c.DirichletC > 0 && c.Samples < dirichletFloor:
 		return fmt.Errorf("samples=%d: a Dirichlet size split needs at least %d per client on average", c.Samples, dirichletFloor)
 	case !(c.DirichletC >= 0) || math.IsInf(c.DirichletC, 0):
@@ -128,7 +125,7 @@ func (c Newton) Generate(seed uint64) (*NewtonData, error) {
 		}
 		tests[j] = draw(nt)
 	})
-	out.Test = concat(tests, d)
+	out.Test = Concat(tests)
 	return out, nil
 }
 
@@ -159,17 +156,6 @@ func (nd *NewtonData) ModelHeterogeneity() (avg float64, perClient []float64) {
 		avg /= float64(total)
 	}
 	return avg, perClient
-}
-
-// concat stacks sets with the same dimension into one.
-func concat(sets []*Set, d int) *Set {
-	out := &Set{Dim: d}
-	for _, s := range sets {
-		out.N += s.N
-		out.X = append(out.X, s.X...)
-		out.Y = append(out.Y, s.Y...)
-	}
-	return out
 }
 
 func dot(a, b []float64) float64 {

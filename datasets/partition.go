@@ -56,12 +56,9 @@ func DirichletLabels(labels []int, classes, m int, c float64, minSize int, seed 
 	case minSize < 0 || n < m*minSize:
 		return nil, fmt.Errorf("%w: %d samples cannot give %d clients at least %d each", ErrInvalid, n, m, minSize)
 	}
-	byClass := make([][]int, classes)
-	for i, k := range labels {
-		if k < 0 || k >= classes {
-			return nil, fmt.Errorf("%w: label %d of row %d outside 0..%d", ErrInvalid, k, i, classes-1)
-		}
-		byClass[k] = append(byClass[k], i)
+	byClass, err := byClass(labels, classes)
+	if err != nil {
+		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, partitionStream))
 	dir := newDirichlet(m, c, rng)
@@ -72,37 +69,7 @@ func DirichletLabels(labels []int, classes, m int, c float64, minSize int, seed 
 			parts[j] = parts[j][:0]
 		}
 		for _, idx := range byClass {
-			idx = slices.Clone(idx)
-			for i := len(idx) - 1; i > 0; i-- {
-				j := rng.IntN(i + 1)
-				idx[i], idx[j] = idx[j], idx[i]
-			}
-			dir.draw(props)
-			var sum float64
-			for j := range props {
-				if float64(len(parts[j])) >= float64(n)/float64(m) {
-					props[j] = 0
-				}
-				sum += props[j]
-			}
-			if !(sum > 0) { // every share underflowed: deal evenly
-				for j := range props {
-					props[j] = 1
-				}
-				sum = float64(m)
-			}
-			// Cut points floor(cumsum(p)·|idx|), as numpy's astype(int).
-			lo, cum := 0, 0.0
-			for j := range props {
-				cum += props[j] / sum
-				hi := int(cum * float64(len(idx)))
-				if j == m-1 {
-					hi = len(idx)
-				}
-				hi = max(lo, min(hi, len(idx)))
-				parts[j] = append(parts[j], idx[lo:hi]...)
-				lo = hi
-			}
+			dealClass(parts, slices.Clone(idx), float64(n)/float64(m), props, &dir, rng)
 		}
 		smallest := n
 		for _, p := range parts {
@@ -119,6 +86,55 @@ func DirichletLabels(labels []int, classes, m int, c float64, minSize int, seed 
 	}
 	return nil, fmt.Errorf("%w: no Dirichlet(c=%g) split of %d samples over %d clients gave every client %d samples in %d tries; raise dirichlet_c or lower min_size",
 		ErrInvalid, c, n, m, minSize, MaxPartitionTries)
+}
+
+// byClass lists the rows of every class.
+func byClass(labels []int, classes int) ([][]int, error) {
+	out := make([][]int, classes)
+	for i, k := range labels {
+		if k < 0 || k >= classes {
+			return nil, fmt.Errorf("%w: label %d of row %d outside 0..%d", ErrInvalid, k, i, classes-1)
+		}
+		out[k] = append(out[k], i)
+	}
+	return out, nil
+}
+
+// dealClass shuffles one class's rows idx and deals them to the parts in
+// proportions drawn from dir, a client holding full (N/m) rows or more
+// getting none.
+func dealClass(parts [][]int, idx []int, full float64, props []float64, dir *dirichlet, rng *rand.Rand) {
+	m := len(parts)
+	for i := len(idx) - 1; i > 0; i-- {
+		j := rng.IntN(i + 1)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	dir.draw(props)
+	var sum float64
+	for j := range props {
+		if float64(len(parts[j])) >= full {
+			props[j] = 0
+		}
+		sum += props[j]
+	}
+	if !(sum > 0) { // every share underflowed: deal evenly
+		for j := range props {
+			props[j] = 1
+		}
+		sum = float64(m)
+	}
+	// Cut points floor(cumsum(p)·|idx|), as numpy's astype(int).
+	lo, cum := 0, 0.0
+	for j := range props {
+		cum += props[j] / sum
+		hi := int(cum * float64(len(idx)))
+		if j == m-1 {
+			hi = len(idx)
+		}
+		hi = max(lo, min(hi, len(idx)))
+		parts[j] = append(parts[j], idx[lo:hi]...)
+		lo = hi
+	}
 }
 
 // DirichletSizes draws client sizes for a regression set (docs/papers.md §8,

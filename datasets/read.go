@@ -210,15 +210,66 @@ type reader struct {
 }
 
 func (rd *reader) readLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
-	rows, dim := 0, 0
-	err := rd.eachLine(r, name, func(no int, line []byte) error {
+	rows, dim, err := rd.libsvmShape(r, name)
+	if err != nil {
+		return nil, err
+	}
+	if rows == 0 {
+		return nil, &FileError{File: name, Msg: "no data rows (empty file)"}
+	}
+	if dim == 0 {
+		return nil, &FileError{File: name, Msg: "no features: every row has only a label"}
+	}
+	if rd.check != nil {
+		if err := rd.check(rows, dim); err != nil {
+			return nil, err
+		}
+	}
+	if err := rewind(r, name); err != nil {
+		return nil, err
+	}
+	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
+	err = rd.fillRows(r, name, s, func(_ int, line []byte) ([]byte, bool) {
+		line = stripComment(line)
+		return line, len(line) > 0
+	}, func(no, i int, line []byte) error {
+		fields := bytes.Fields(line)
+		y, err := parseNumber(fields[0])
+		if err != nil {
+			return &FileError{name, no, "label " + err.Error()}
+		}
+		s.Y[i] = y
+		row := s.Row(i)
+		for _, tok := range fields[1:] {
+			idxText, valText, _ := bytes.Cut(tok, []byte(":"))
+			idx, err := strconv.Atoi(string(idxText))
+			if err != nil || idx < 1 || idx > dim {
+				return &FileError{name, no, "file changed while reading"}
+			}
+			v, err := parseNumber(valText)
+			if err != nil {
+				return &FileError{name, no, fmt.Sprintf("value of index %d: %v", idx, err)}
+			}
+			row[idx-1] = v
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// libsvmShape is the first pass over a LIBSVM file: it checks every line's
+// indices and counts the rows and the feature dimension (the largest index).
+func (rd *reader) libsvmShape(r io.Reader, name string) (rows, dim int, err error) {
+	err = rd.eachLine(r, name, func(no int, line []byte) error {
 		line = stripComment(line)
 		if len(line) == 0 {
 			return nil
 		}
-		fields := bytes.Fields(line)
 		prev := 0
-		for _, tok := range fields[1:] {
+		for _, tok := range bytes.Fields(line)[1:] {
 			idxText, _, ok := bytes.Cut(tok, []byte(":"))
 			if !ok {
 				return &FileError{name, no, fmt.Sprintf("%q is not index:value", clip(tok))}
@@ -242,62 +293,44 @@ func (rd *reader) readLIBSVM(r io.ReadSeeker, name string) (*Set, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	if rows == 0 {
-		return nil, &FileError{File: name, Msg: "no data rows (empty file)"}
-	}
-	if dim == 0 {
-		return nil, &FileError{File: name, Msg: "no features: every row has only a label"}
-	}
-	if rd.check != nil {
-		if err := rd.check(rows, dim); err != nil {
-			return nil, err
-		}
-	}
+	return rows, dim, err
+}
+
+// rewind seeks r back to its start for the second pass.
+func rewind(r io.Seeker, name string) error {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
+	return nil
+}
+
+// fillRows is the second pass over a file: data picks the data lines (the
+// line as parse reads it, or false to skip it) and parse fills row i of s
+// from one. A file that has changed since the first pass is refused.
+func (rd *reader) fillRows(r io.Reader, name string, s *Set, data func(no int, line []byte) ([]byte, bool),
+	parse func(no, i int, line []byte) error) error {
 	i := 0
-	err = rd.eachLine(r, name, func(no int, line []byte) error {
-		line = stripComment(line)
-		if len(line) == 0 {
+	err := rd.eachLine(r, name, func(no int, line []byte) error {
+		line, ok := data(no, line)
+		if !ok {
 			return nil
 		}
-		if i >= rows {
+		if i >= s.N {
 			return &FileError{name, no, "file changed while reading"}
 		}
-		fields := bytes.Fields(line)
-		y, err := parseNumber(fields[0])
-		if err != nil {
-			return &FileError{name, no, "label " + err.Error()}
-		}
-		s.Y[i] = y
-		row := s.Row(i)
-		for _, tok := range fields[1:] {
-			idxText, valText, _ := bytes.Cut(tok, []byte(":"))
-			idx, err := strconv.Atoi(string(idxText))
-			if err != nil || idx < 1 || idx > dim {
-				return &FileError{name, no, "file changed while reading"}
-			}
-			v, err := parseNumber(valText)
-			if err != nil {
-				return &FileError{name, no, fmt.Sprintf("value of index %d: %v", idx, err)}
-			}
-			row[idx-1] = v
+		if err := parse(no, i, line); err != nil {
+			return err
 		}
 		i++
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if i != rows {
-		return nil, &FileError{File: name, Msg: "file changed while reading"}
+	if i != s.N {
+		return &FileError{File: name, Msg: "file changed while reading"}
 	}
-	return s, nil
+	return nil
 }
 
 // ReadCSV reads comma-separated numbers, one sample per line, the label in
@@ -310,39 +343,7 @@ func ReadCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
 }
 
 func (rd *reader) readCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, error) {
-	rows, cols, header, colsLine := 0, 0, 0, 0
-	first := true
-	err := rd.eachLine(r, name, func(no int, line []byte) error {
-		line = bytes.TrimSpace(line)
-		if len(line) == 0 {
-			return nil
-		}
-		n := bytes.Count(line, []byte(",")) + 1
-		if first {
-			first = false
-			numbers, texts := 0, 0
-			for f := range fieldsOf(line) {
-				if _, err := parseNumber(f); err == nil {
-					numbers++
-				} else {
-					texts++
-				}
-			}
-			cols, colsLine = n, no
-			if texts > 0 && numbers == 0 {
-				header = no
-				return nil
-			}
-		}
-		if n != cols {
-			return &FileError{name, no, fmt.Sprintf("%d columns, but %d on line %d", n, cols, colsLine)}
-		}
-		rows++
-		if float64(rows)*float64(cols) > MaxFileEntries {
-			return &FileError{name, no, fmt.Sprintf("more than %d numbers (rows × columns): too large", MaxFileEntries)}
-		}
-		return nil
-	})
+	rows, cols, header, err := rd.csvShape(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -352,8 +353,8 @@ func (rd *reader) readCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, e
 	if cols < 2 {
 		return nil, &FileError{File: name, Line: max(header+1, 1), Msg: "need a label column and at least one feature column"}
 	}
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if err := rewind(r, name); err != nil {
+		return nil, err
 	}
 	dim := cols - 1
 	if rd.check != nil {
@@ -362,15 +363,10 @@ func (rd *reader) readCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, e
 		}
 	}
 	s := &Set{N: rows, Dim: dim, X: make([]float64, rows*dim), Y: make([]float64, rows)}
-	i := 0
-	err = rd.eachLine(r, name, func(no int, line []byte) error {
+	err = rd.fillRows(r, name, s, func(no int, line []byte) ([]byte, bool) {
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || no == header {
-			return nil
-		}
-		if i >= rows {
-			return &FileError{name, no, "file changed while reading"}
-		}
+		return line, len(line) > 0 && no != header
+	}, func(no, i int, line []byte) error {
 		row := s.Row(i)
 		col := 0
 		for f := range fieldsOf(line) {
@@ -391,16 +387,57 @@ func (rd *reader) readCSV(r io.ReadSeeker, name string, labelLast bool) (*Set, e
 			}
 			col++
 		}
-		i++
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if i != rows {
-		return nil, &FileError{File: name, Msg: "file changed while reading"}
-	}
 	return s, nil
+}
+
+// csvShape is the first pass over a CSV file: it counts the data rows and
+// the columns, which every data line must share, and finds a header line
+// (0 without one): a first line made only of names.
+func (rd *reader) csvShape(r io.Reader, name string) (rows, cols, header int, err error) {
+	colsLine := 0
+	first := true
+	err = rd.eachLine(r, name, func(no int, line []byte) error {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			return nil
+		}
+		n := bytes.Count(line, []byte(",")) + 1
+		if first {
+			first = false
+			cols, colsLine = n, no
+			if isHeader(line) {
+				header = no
+				return nil
+			}
+		}
+		if n != cols {
+			return &FileError{name, no, fmt.Sprintf("%d columns, but %d on line %d", n, cols, colsLine)}
+		}
+		rows++
+		if float64(rows)*float64(cols) > MaxFileEntries {
+			return &FileError{name, no, fmt.Sprintf("more than %d numbers (rows × columns): too large", MaxFileEntries)}
+		}
+		return nil
+	})
+	return rows, cols, header, err
+}
+
+// isHeader reports whether a line holds names only, no number.
+func isHeader(line []byte) bool {
+	numbers, texts := 0, 0
+	for f := range fieldsOf(line) {
+		if _, err := parseNumber(f); err == nil {
+			numbers++
+		} else {
+			texts++
+		}
+	}
+	return texts > 0 && numbers == 0
 }
 
 // fieldsOf yields the comma-separated fields of a line, trimmed of spaces.

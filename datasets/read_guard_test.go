@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,15 +18,15 @@ import (
 // byte-order mark, as some editors write them: the mark is not data.
 func TestByteOrderMark(t *testing.T) {
 	s, err := ReadCSV(strings.NewReader("\xef\xbb\xbfy,a\n1,2\n0,3\n"), "bom.csv", false)
-	if err != nil || s.N != 2 || !equal(s.X, []float64{2, 3}) || !equal(s.Y, []float64{1, 0}) {
+	if err != nil || s.N != 2 || !slices.Equal(s.X, []float64{2, 3}) || !slices.Equal(s.Y, []float64{1, 0}) {
 		t.Errorf("CSV with a header and a BOM: %v, %v; want 2 rows X=[2 3] Y=[1 0]", s, err)
 	}
 	s, err = ReadCSV(strings.NewReader("\xef\xbb\xbf1,2\n0,3\n"), "bom.csv", false)
-	if err != nil || s.N != 2 || !equal(s.Y, []float64{1, 0}) {
+	if err != nil || s.N != 2 || !slices.Equal(s.Y, []float64{1, 0}) {
 		t.Errorf("CSV without a header, with a BOM: %v, %v; want 2 rows", s, err)
 	}
 	s, err = ReadLIBSVM(strings.NewReader("\xef\xbb\xbf1 1:2\n"), "bom.libsvm")
-	if err != nil || s.N != 1 || !equal(s.X, []float64{2}) {
+	if err != nil || s.N != 1 || !slices.Equal(s.X, []float64{2}) {
 		t.Errorf("LIBSVM with a BOM: %v, %v; want one row X=[2]", s, err)
 	}
 }

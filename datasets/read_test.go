@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func TestReadLIBSVM(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []float64{0.5, 0, 2, 0, 0, 0.1, 0, 0, 1, 0, 0, -3}
-	if s.N != 3 || s.Dim != 4 || !equal(s.X, want) || !equal(s.Y, []float64{1, -1, 2}) {
+	if s.N != 3 || s.Dim != 4 || !slices.Equal(s.X, want) || !slices.Equal(s.Y, []float64{1, -1, 2}) {
 		t.Errorf("got N=%d d=%d X=%v Y=%v; want N=3 d=4 X=%v Y=[1 -1 2]", s.N, s.Dim, s.X, s.Y, want)
 	}
 }
@@ -32,7 +33,7 @@ func TestReadCSV(t *testing.T) {
 		if last {
 			wantX, wantY = []float64{1, 0.5, 0, 1}, []float64{2, -3}
 		}
-		if s.N != 2 || s.Dim != 2 || !equal(s.X, wantX) || !equal(s.Y, wantY) {
+		if s.N != 2 || s.Dim != 2 || !slices.Equal(s.X, wantX) || !slices.Equal(s.Y, wantY) {
 			t.Errorf("labelLast=%v: got N=%d d=%d X=%v Y=%v; want X=%v Y=%v", last, s.N, s.Dim, s.X, s.Y, wantX, wantY)
 		}
 	}
@@ -113,7 +114,7 @@ func TestClassify(t *testing.T) {
 		t.Fatal("whole-number labels not categorical")
 	}
 	Classify(train, test)
-	if train.Classes != 3 || !equal(train.Y, []float64{2, 0, 2}) || !equal(test.Y, []float64{1, 0}) ||
+	if train.Classes != 3 || !slices.Equal(train.Y, []float64{2, 0, 2}) || !slices.Equal(test.Y, []float64{1, 0}) ||
 		strings.Join(train.Names, " ") != "-1 3 7" {
 		t.Errorf("classes %d %v, train %v, test %v", train.Classes, train.Names, train.Y, test.Y)
 	}
@@ -154,16 +155,4 @@ func FuzzReadCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, last bool) {
 		fuzzReader(t, data, func(b []byte) (*Set, error) { return ReadCSV(bytes.NewReader(b), "f", last) })
 	})
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

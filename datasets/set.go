@@ -42,6 +42,18 @@ func (s *Set) Subset(idx []int) *Set {
 	return out
 }
 
+// Concat stacks the rows of sets of one dimension into one set, with the
+// classes of the first (e.g. clients' training sets pooled for tuning).
+func Concat(sets []*Set) *Set {
+	out := &Set{Dim: sets[0].Dim, Classes: sets[0].Classes, Names: sets[0].Names}
+	for _, s := range sets {
+		out.N += s.N
+		out.X = append(out.X, s.X...)
+		out.Y = append(out.Y, s.Y...)
+	}
+	return out
+}
+
 // Split deals a seeded random fraction of the rows into a hold-out set and
 // returns (rest, holdout). Both keep at least one row when N ≥ 2.
 func (s *Set) Split(frac float64, seed uint64) (rest, holdout *Set) {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,36 @@ func NewCatalog(families ...Family) *Catalog { return &Catalog{families: familie
 
 // Families returns the families in catalog order.
 func (c *Catalog) Families() []Family { return c.families }
+
+// LessonFile is a built-in lesson: the name `fedscope lesson NAME` opens
+// (its file name without .md) and its Markdown source (see experiment/lesson
+// for the format).
+type LessonFile struct {
+	Name   string
+	Source []byte
+}
+
+// Lessons lists the built-in lessons of every family (the .md files of its
+// Lessons), in catalog order.
+func (c *Catalog) Lessons() []LessonFile {
+	var out []LessonFile
+	for _, f := range c.families {
+		fsys := f.Lessons()
+		if fsys == nil {
+			continue
+		}
+		names, err := fs.Glob(fsys, "*.md")
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			if b, err := fs.ReadFile(fsys, name); err == nil {
+				out = append(out, LessonFile{Name: strings.TrimSuffix(name, ".md"), Source: b})
+			}
+		}
+	}
+	return out
+}
 
 // Presets lists every preset, family by family.
 func (c *Catalog) Presets() []Preset {

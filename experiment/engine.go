@@ -24,7 +24,7 @@ func NewEngine() *Engine { return &Engine{data: newCache[string, any](6)} }
 
 // Prepare returns the prepared data of sc, building them (once, however many
 // callers ask at the same time) on a miss. report may be nil. A scenario
-// whose memory estimate (MemoryEstimator) exceeds the memory available is
+// whose memory estimate (Family.Memory) exceeds the memory available is
 // refused with an *InputError before anything is allocated.
 func (e *Engine) Prepare(ctx context.Context, sc Scenario, report func(Progress)) (any, error) {
 	if err := checkMemory(ctx, sc); err != nil {

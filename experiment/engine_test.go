@@ -12,7 +12,7 @@ import (
 )
 
 // linearCatalog is a catalog of the one family these tests race on.
-var linearCatalog = experiment.NewCatalog(linear.Family{})
+var linearCatalog = experiment.NewCatalog(linear.Family)
 
 // scenario returns a preset of the linear family with the assignments
 // applied, as `--set` would apply them.
@@ -35,7 +35,7 @@ func smallScenario(t testing.TB, sets ...string) experiment.Scenario {
 // tracked is the linear family with every racer's Run counted while it
 // runs, so that a test can see whether a racer outlives the race.
 type tracked struct {
-	linear.Family
+	experiment.Family
 	live *atomic.Int32
 }
 
@@ -77,7 +77,7 @@ func TestCancelAfterRound(t *testing.T) {
 			}
 			sc := smallScenario(t, sets...)
 			var live atomic.Int32
-			sc.Family = tracked{live: &live}
+			sc.Family = tracked{Family: linear.Family, live: &live}
 			eng := experiment.NewEngine()
 			if _, err := eng.Prepare(context.Background(), sc, nil); err != nil { // keep the cache's work out of the count
 				t.Fatal(err)
@@ -148,7 +148,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 // gated is the linear family whose first preparation blocks until its
 // context is cancelled (a preparation the explorer abandons).
 type gated struct {
-	linear.Family
+	experiment.Family
 	calls   *atomic.Int32
 	started chan struct{}
 }
@@ -167,7 +167,7 @@ func (f gated) Prepare(ctx context.Context, sc experiment.Scenario, report func(
 // other's context.Canceled.
 func TestCancelledPreparationDoesNotFailOthers(t *testing.T) {
 	sc := smallScenario(t)
-	sc.Family = gated{calls: new(atomic.Int32), started: make(chan struct{})}
+	sc.Family = gated{Family: linear.Family, calls: new(atomic.Int32), started: make(chan struct{})}
 	eng := experiment.NewEngine()
 	first, cancel := context.WithCancel(context.Background())
 	firstErr := make(chan error, 1)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -27,6 +28,9 @@ type Knob struct {
 	// samples. Such a knob is left out of the keys an error lists, and
 	// setting it is refused with that reason.
 	Refuse func(sc Scenario) string
+	// Prompt, when set, is what a view shows when it asks for the knob's
+	// value as text (the data file of data=).
+	Prompt *Prompt
 
 	get func(*Scenario) string
 	set func(*Scenario, string) error
@@ -54,9 +58,9 @@ func NewKnob(name, help string, get func(*Scenario) string, set func(*Scenario, 
 // accessors; set's error says what is allowed.
 func TextKnob[C any](name, help string, get func(*C) string, set func(*C, string) error) Knob {
 	return Knob{Name: name, Help: help,
-		get: func(s *Scenario) string { c := Config[C](*s); return get(&c) },
+		get: func(s *Scenario) string { c := configOf[C](*s); return get(&c) },
 		set: func(s *Scenario, v string) error {
-			c := Config[C](*s)
+			c := configOf[C](*s)
 			if err := set(&c, v); err != nil {
 				return err
 			}
@@ -171,6 +175,26 @@ func underflows(v string) bool {
 	return strings.ContainsAny(v, "123456789abcdefABCDEF")
 }
 
+// ChoiceKnob is a knob of C with a few named values: get names the value
+// of c, set applies one of the choices (anything else is refused).
+func ChoiceKnob[C any](name, help string, choices []string, get func(*C) string, set func(c *C, choice string)) Knob {
+	return TextKnob(name, help, get, func(c *C, v string) error {
+		if !slices.Contains(choices, v) {
+			return fmt.Errorf("must be %s", orList(choices))
+		}
+		set(c, v)
+		return nil
+	})
+}
+
+// orList writes "a, b or c".
+func orList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
+}
+
 // BoolKnob is a true/false field of C.
 func BoolKnob[C any](name, help string, field func(*C) *bool) Knob {
 	return TextKnob(name, help+": true or false",
@@ -188,13 +212,27 @@ func BoolKnob[C any](name, help string, field func(*C) *bool) Knob {
 // WithLive returns the knob moved live by the given keys.
 func (k Knob) WithLive(l Live) Knob { k.Live = &l; return k }
 
-// LadderStep is a Live.Step that moves a real-valued knob along a ladder of
-// nice values: to the next rung above (up) or below the current value, or
-// nowhere at either end.
-func LadderStep(ladder []float64, get func(Scenario) float64, set func(*Scenario, float64)) func(Scenario, bool) (Scenario, error) {
+// LadderStep is a Live.Step that moves a field of the configuration C along
+// a ladder of nice values: to the next rung above (up) or below the current
+// value, or nowhere at either end.
+func LadderStep[C any, N ~int | ~float64](ladder []float64, field func(*C) *N) func(Scenario, bool) (Scenario, error) {
+	return StepOf(func(_ Scenario, c *C, up bool) error {
+		v := field(c)
+		*v = N(StepLadder(ladder, float64(*v), up))
+		return nil
+	})
+}
+
+// StepOf is a Live.Step that moves the configuration C of a scenario: step
+// changes c one step down or up, and its error (an *InputError) says why
+// the step shows nothing; the scenario returned carries the change either
+// way.
+func StepOf[C any](step func(sc Scenario, c *C, up bool) error) func(Scenario, bool) (Scenario, error) {
 	return func(sc Scenario, up bool) (Scenario, error) {
-		set(&sc, StepLadder(ladder, get(sc), up))
-		return sc, nil
+		c := configOf[C](sc)
+		err := step(sc, &c, up)
+		sc.Config = c
+		return sc, err
 	}
 }
 

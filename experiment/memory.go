@@ -7,32 +7,8 @@ import (
 	"github.com/fedscope/fedscope/internal/sysmem"
 )
 
-// MemoryEstimator is implemented by families that can tell, before
-// allocating anything, how much memory the preparation and a run of a
-// scenario need: the data, the statistics every racer shares, random
-// features, Gram matrices and the racers' buffers. Engine.Prepare and
-// RunSweep (per worker) refuse a scenario whose estimate exceeds the memory
-// available, with an *InputError naming the knob that drives the estimate.
-type MemoryEstimator interface {
-	// Memory returns the estimate in bytes and the knob (or data file) that
-	// contributes most, for the message.
-	Memory(sc Scenario) (bytes uint64, knob string)
-}
-
-// Inputs is implemented by families that read files: the paths a scenario
-// reads (data files), so that the command line can refuse an --out that
-// would overwrite one of them.
-type Inputs interface {
-	InputFiles(sc Scenario) []string
-}
-
 // InputFiles returns the files sc reads, or nil.
-func (sc Scenario) InputFiles() []string {
-	if in, ok := sc.Family.(Inputs); ok {
-		return in.InputFiles(sc)
-	}
-	return nil
-}
+func (sc Scenario) InputFiles() []string { return sc.Family.InputFiles(sc) }
 
 type memoryKey struct{}
 
@@ -73,24 +49,10 @@ func CheckMemory(ctx context.Context, need uint64, what string) error {
 	return nil
 }
 
-// estimate returns a family's memory estimate of sc and the knob that
-// drives it; ok is false for families without one.
-func estimate(sc Scenario) (need uint64, knob string, ok bool) {
-	est, ok := sc.Family.(MemoryEstimator)
-	if !ok {
-		return 0, "", false
-	}
-	need, knob = est.Memory(sc)
-	return need, knob, true
-}
-
 // checkMemory refuses sc when the family's estimate exceeds the memory
 // available, naming the knob that drives it.
 func checkMemory(ctx context.Context, sc Scenario) error {
-	need, knob, ok := estimate(sc)
-	if !ok {
-		return nil
-	}
+	need, knob := sc.Family.Memory(sc)
 	if err := CheckMemory(ctx, need, fmt.Sprintf("%s=%s: the scenario", knob, sc.Get(knob))); err != nil {
 		return &InputError{Msg: err.Error() + "; lower " + knob}
 	}
@@ -109,11 +71,7 @@ func sweepWorkers(ctx context.Context, sc Scenario, want int) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		n, _, ok := estimate(p)
-		if !ok {
-			return want, nil
-		}
-		if n >= need {
+		if n, _ := p.Family.Memory(p); n >= need {
 			need, worst = n, p
 		}
 	}

@@ -10,17 +10,20 @@ import (
 	"strings"
 )
 
-// Racer is a resolved racer of a scenario: its legend label, the spec it was
-// written as (its identity: glyph and colour follow it), and how to run it on
-// the data its family prepared.
-type Racer struct {
+// RacerOf is a resolved racer of a scenario: its legend label, the spec it
+// was written as (its identity: glyph and colour follow it), and how to run
+// it on the data D its family prepared.
+type RacerOf[D any] struct {
 	Label string
 	Spec  RacerSpec
-	// Run iterates rounds communication rounds on data (what Family.Prepare
+	// Run iterates rounds communication rounds on data (what Prepare
 	// returned), emitting one Round each (the family's metric values in its
 	// Metrics order). A divergence is an *algorithms.DivergedError.
-	Run func(ctx context.Context, data any, rounds int, emit func(Round)) error
+	Run func(ctx context.Context, data D, rounds int, emit func(Round)) error
 }
+
+// Racer is a racer as the engine sees it, its data untyped.
+type Racer = RacerOf[any]
 
 // RacerSpec is one racer as written in `--set algorithms=…`, e.g.
 // "fedavg:s=5": an algorithm and the parameters it pins. Unpinned

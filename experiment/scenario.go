@@ -6,12 +6,17 @@ import (
 	"strings"
 )
 
-// Limits of the common knobs: generous enough for any experiment of the
-// papers, tight enough that a typo cannot exhaust memory or hang the machine.
+// Limits of the common knobs, and of the sizes the families' knobs share:
+// generous enough for any experiment of the papers, tight enough that a
+// typo cannot exhaust memory or hang the machine.
 const (
-	MaxRounds = 100_000
-	MaxTrials = 100_000
-	MaxFloat  = 1e6 // the largest value a real-valued knob takes
+	MaxRounds  = 100_000
+	MaxTrials  = 100_000
+	MaxFloat   = 1e6 // the largest value a real-valued knob takes
+	MaxClients = 10_000
+	MaxDim     = 2_000 // features of a synthetic federation
+	MaxSamples = 1_000_000
+	MaxSteps   = 1_000 // local steps per round
 )
 
 // Scenario is everything that determines a run or a sweep: same scenario,
@@ -31,14 +36,17 @@ type Scenario struct {
 	Config any
 }
 
-// Config returns the family configuration of sc as its type C.
-func Config[C any](sc Scenario) C { return sc.Config.(C) }
-
-// Update changes the family configuration of sc in place.
+// Update changes the family configuration of sc, of type C, in place.
 func Update[C any](sc *Scenario, change func(c *C)) {
-	c := sc.Config.(C)
+	c := configOf[C](*sc)
 	change(&c)
 	sc.Config = c
+}
+
+// Typed turns a function of a scenario and its family configuration C into
+// a function of the scenario (for a sweep's Check, a knob's Refuse).
+func Typed[C, R any](f func(sc Scenario, c C) R) func(Scenario) R {
+	return func(sc Scenario) R { return f(sc, configOf[C](sc)) }
 }
 
 // IsSweep reports whether the scenario is a sweep rather than a run.
@@ -153,7 +161,7 @@ func (sc Scenario) Racers() []Racer { return sc.Family.Racers(sc) }
 // Labels lists the legend labels of the scenario's racers, or of its sweep
 // curves.
 func (sc Scenario) Labels() []string {
-	if sw, ok := sc.Family.(Sweeper); ok && sc.IsSweep() {
+	if sw := sc.Family.Sweeps(); sw != nil && sc.IsSweep() {
 		return sw.SweepLabels(sc)
 	}
 	var out []string
@@ -166,7 +174,7 @@ func (sc Scenario) Labels() []string {
 // Summary is the one-line description shown under the title: the family's
 // facts before the data are prepared, or the sweep summary.
 func (sc Scenario) Summary() string {
-	if sw, ok := sc.Family.(Sweeper); ok && sc.IsSweep() {
+	if sw := sc.Family.Sweeps(); sw != nil && sc.IsSweep() {
 		return sw.SweepSummary(sc)
 	}
 	return sc.Family.Facts(sc, nil).Summary

@@ -198,21 +198,22 @@ func (x *exactNum) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Canonicalizer is implemented by families whose scenarios can be written
-// in several ways that compute the same numbers (a racer pinning an option
-// to the value the scenario gives it anyway, a racer listed twice):
-// Canonical returns one form of them, which the shard header's parameters
-// and fingerprint describe, so that shards of equivalent spellings merge.
-// It must not make two scenarios that compute different numbers equal.
-type Canonicalizer interface {
-	Canonical(sc Scenario) Scenario
+// Canonicalizer may be implemented by a family's Sweeps part when its
+// sweeps can be written in several ways that compute the same numbers (a
+// racer pinning an option to the value the scenario gives it anyway, a
+// racer listed twice): Canonical returns one form of the configuration,
+// which the shard header's parameters and fingerprint describe, so that
+// shards of equivalent spellings merge. It must never make two
+// configurations that compute different numbers equal.
+type Canonicalizer[C any] interface {
+	Canonical(sc Scenario, c C) C
 }
 
 // canonical returns sc in its family's canonical form (sc itself when the
 // family has none).
 func canonical(sc Scenario) Scenario {
-	if c, ok := sc.Family.(Canonicalizer); ok {
-		return c.Canonical(sc)
+	if c, ok := sc.Family.Sweeps().(interface{ canonical(Scenario) Scenario }); ok {
+		return c.canonical(sc)
 	}
 	return sc
 }
@@ -368,100 +369,141 @@ const maxShardLine = 1 << 30
 // sweep, repeated, or without a row for every curve of the sweep.
 func ReadShard(r io.Reader, name string) (*ShardFile, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	f := &ShardFile{Name: name}
-	line := 0
-	bad := func(format string, args ...any) error {
-		return Errorf("merge: %s:%d: %s", name, line, fmt.Sprintf(format, args...))
-	}
-	again := func() string {
-		if f.Header.Shard == "" {
-			return "compute it again"
-		}
-		return "run shard " + f.Header.Shard + " again"
-	}
-	var prev string
-	seen := map[[2]int]int{} // (point, trial) → line
+	rd := &shardReader{f: &ShardFile{Name: name}, seen: map[[2]int]int{}}
 	for {
 		b, err := readLine(br)
 		if err == io.EOF {
 			break
 		}
-		line++
-		f.LastLine = line
-		switch {
-		case errors.Is(err, errLongLine):
-			return nil, bad("a line longer than %d bytes: not a shard file of fedscope sweep --shard", maxShardLine)
-		case errors.Is(err, io.ErrUnexpectedEOF):
-			return nil, bad("the file ends in the middle of this line (no newline): it was cut short; %s", again())
-		case err != nil:
+		rd.line++
+		rd.f.LastLine = rd.line
+		if errors.Is(err, errLongLine) || errors.Is(err, io.ErrUnexpectedEOF) || err == nil {
+			err = rd.add(b, err)
+		} else {
 			return nil, Errorf("merge: %s: cannot read the file: %v", name, err)
 		}
-		var kind struct{ Record string }
-		if err := json.Unmarshal(b, &kind); err != nil && line == 1 {
-			return nil, bad("not a shard file of fedscope sweep --shard (its first line is not JSON)")
-		}
-		if line == 1 {
-			if kind.Record != "shard" {
-				return nil, bad("not a shard file of fedscope sweep --shard (its first line is not a shard header)")
-			}
-			var format struct{ Format int }
-			json.Unmarshal(b, &format)
-			if format.Format != ShardFormat {
-				return nil, bad("shard format %d, this fedscope reads format %d: compute the shard again with this fedscope", format.Format, ShardFormat)
-			}
-		}
-		if f.Complete {
-			return nil, bad("a line after the end line: concatenated files? give each shard to merge as its own file")
-		}
-		body, digest, ok := splitDigest(b)
-		switch {
-		case !ok:
-			return nil, bad("the line has no digest at its end: it was changed after fedscope wrote it; %s", again())
-		case digest != lineDigest(prev, body):
-			if line == 1 {
-				return nil, bad("the header does not match its digest: it was changed after fedscope wrote it; %s", again())
-			}
-			return nil, bad("the line does not match its digest: it was changed after fedscope wrote it, or a line before it was removed, repeated or moved; %s", again())
-		}
-		prev = digest
-		if err := json.Unmarshal(body, &kind); err != nil {
-			return nil, bad("not a JSON line (%v)", err)
-		}
-		switch kind.Record {
-		case "shard":
-			if line > 1 {
-				return nil, bad("a second shard header: concatenated files? give each shard to merge as its own file")
-			}
-			if err := f.readHeader(body); err != nil {
-				return nil, bad("%v", err)
-			}
-		case "trial":
-			r, err := f.readTrial(body)
-			if err != nil {
-				return nil, bad("%v", err)
-			}
-			k := [2]int{r.Point, r.Trial}
-			if l, twice := seen[k]; twice {
-				return nil, bad("evaluation (value %d, trial %d) appears twice (also on line %d)", r.Point, r.Trial, l)
-			}
-			seen[k] = line
-			f.Results = append(f.Results, r)
-			f.Lines = append(f.Lines, line)
-		case "end":
-			var e shardEnd
-			if err := json.Unmarshal(body, &e); err != nil || e.Evaluations != len(f.Results) || e.Evaluations != f.Header.Evaluations {
-				return nil, bad("the end line counts %d evaluations; the file holds %d, the header announces %d",
-					e.Evaluations, len(f.Results), f.Header.Evaluations)
-			}
-			f.Complete = true
-		default:
-			return nil, bad("unknown record %q", kind.Record)
+		if err != nil {
+			return nil, Errorf("merge: %s:%d: %v", name, rd.line, err)
 		}
 	}
-	if line == 0 {
+	if rd.line == 0 {
 		return nil, Errorf("merge: %s: empty file, not a shard of fedscope sweep --shard", name)
 	}
-	return f, nil
+	return rd.f, nil
+}
+
+// shardReader is ReadShard's state between lines.
+type shardReader struct {
+	f    *ShardFile
+	line int
+	prev string         // the digest of the previous line
+	seen map[[2]int]int // (point, trial) → line
+}
+
+// again is the advice after a damaged line.
+func (rd *shardReader) again() string {
+	if rd.f.Header.Shard == "" {
+		return "compute it again"
+	}
+	return "run shard " + rd.f.Header.Shard + " again"
+}
+
+// add reads one line (readErr: how readLine ended it) into the file, and
+// says what is wrong with it.
+func (rd *shardReader) add(b []byte, readErr error) error {
+	switch {
+	case errors.Is(readErr, errLongLine):
+		return fmt.Errorf("a line longer than %d bytes: not a shard file of fedscope sweep --shard", maxShardLine)
+	case errors.Is(readErr, io.ErrUnexpectedEOF):
+		return fmt.Errorf("the file ends in the middle of this line (no newline): it was cut short; %s", rd.again())
+	case rd.line == 1:
+		if err := checkFirstLine(b); err != nil {
+			return err
+		}
+	}
+	if rd.f.Complete {
+		return fmt.Errorf("a line after the end line: concatenated files? give each shard to merge as its own file")
+	}
+	body, err := rd.verify(b)
+	if err != nil {
+		return err
+	}
+	var kind struct{ Record string }
+	if err := json.Unmarshal(body, &kind); err != nil {
+		return fmt.Errorf("not a JSON line (%v)", err)
+	}
+	switch kind.Record {
+	case "shard":
+		if rd.line > 1 {
+			return fmt.Errorf("a second shard header: concatenated files? give each shard to merge as its own file")
+		}
+		return rd.f.readHeader(body)
+	case "trial":
+		return rd.addTrial(body)
+	case "end":
+		return rd.f.readEnd(body)
+	}
+	return fmt.Errorf("unknown record %q", kind.Record)
+}
+
+// checkFirstLine refuses a file that is not a shard of this format.
+func checkFirstLine(b []byte) error {
+	var head struct {
+		Record string
+		Format int
+	}
+	switch err := json.Unmarshal(b, &head); {
+	case err != nil:
+		return fmt.Errorf("not a shard file of fedscope sweep --shard (its first line is not JSON)")
+	case head.Record != "shard":
+		return fmt.Errorf("not a shard file of fedscope sweep --shard (its first line is not a shard header)")
+	case head.Format != ShardFormat:
+		return fmt.Errorf("shard format %d, this fedscope reads format %d: compute the shard again with this fedscope", head.Format, ShardFormat)
+	}
+	return nil
+}
+
+// verify checks a line against its digest, chained to the previous line's,
+// and returns the line without its digest field.
+func (rd *shardReader) verify(b []byte) ([]byte, error) {
+	body, digest, ok := splitDigest(b)
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("the line has no digest at its end: it was changed after fedscope wrote it; %s", rd.again())
+	case digest != lineDigest(rd.prev, body) && rd.line == 1:
+		return nil, fmt.Errorf("the header does not match its digest: it was changed after fedscope wrote it; %s", rd.again())
+	case digest != lineDigest(rd.prev, body):
+		return nil, fmt.Errorf("the line does not match its digest: it was changed after fedscope wrote it, or a line before it was removed, repeated or moved; %s", rd.again())
+	}
+	rd.prev = digest
+	return body, nil
+}
+
+// addTrial reads an evaluation line into the file, refusing a repeated one.
+func (rd *shardReader) addTrial(body []byte) error {
+	r, err := rd.f.readTrial(body)
+	if err != nil {
+		return err
+	}
+	k := [2]int{r.Point, r.Trial}
+	if l, twice := rd.seen[k]; twice {
+		return fmt.Errorf("evaluation (value %d, trial %d) appears twice (also on line %d)", r.Point, r.Trial, l)
+	}
+	rd.seen[k] = rd.line
+	rd.f.Results = append(rd.f.Results, r)
+	rd.f.Lines = append(rd.f.Lines, rd.line)
+	return nil
+}
+
+// readEnd reads the end line, which must count the evaluations.
+func (f *ShardFile) readEnd(body []byte) error {
+	var e shardEnd
+	if err := json.Unmarshal(body, &e); err != nil || e.Evaluations != len(f.Results) || e.Evaluations != f.Header.Evaluations {
+		return fmt.Errorf("the end line counts %d evaluations; the file holds %d, the header announces %d",
+			e.Evaluations, len(f.Results), f.Header.Evaluations)
+	}
+	f.Complete = true
+	return nil
 }
 
 // readHeader reads and checks the header line.
@@ -564,20 +606,57 @@ func MergeShards(files []*ShardFile, version, build string, rebuild func(ShardAr
 	if len(files) == 0 {
 		return nil, Errorf("merge: no shard files given; usage: fedscope merge [--format csv|jsonl] [--out PATH] FILES…")
 	}
+	if err := sameBuild(files, version, build); err != nil {
+		return nil, err
+	}
+	for _, f := range files[1:] {
+		if err := sameSweep(files[0], f); err != nil {
+			return nil, err
+		}
+	}
+	byIndex, err := inShardOrder(files)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range byIndex {
+		if err := f.complete(); err != nil {
+			return nil, err
+		}
+	}
+	// Shard 0 is replayed, whatever order the files came in: the table
+	// is the unsharded sweep's for the spelling of its command line.
+	table, err := rebuildTable(byIndex[0], rebuild)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameShape(byIndex); err != nil {
+		return nil, err
+	}
+	for _, f := range byIndex {
+		for _, r := range f.Results {
+			table.Add(r)
+		}
+	}
+	return table, nil
+}
+
+// sameBuild refuses shards computed by another build of fedscope than the
+// merging one.
+func sameBuild(files []*ShardFile, version, build string) error {
 	for _, f := range files {
 		if h := f.Header; h.Build != build {
-			return nil, Errorf("merge: %s:1: computed by another build of fedscope (version %s, build %s), not by this one (version %s, build %s): "+
+			return Errorf("merge: %s:1: computed by another build of fedscope (version %s, build %s), not by this one (version %s, build %s): "+
 				"merge with the fedscope that computed the shards, and compute every shard with the same binary",
 				f.Name, h.Version, short(h.Build), version, short(build))
 		}
 	}
-	first := files[0]
-	for _, f := range files[1:] {
-		if err := sameSweep(first, f); err != nil {
-			return nil, err
-		}
-	}
-	n := first.Shard.Count
+	return nil
+}
+
+// inShardOrder returns the files by shard index, refusing a shard given
+// twice or missing.
+func inShardOrder(files []*ShardFile) ([]*ShardFile, error) {
+	n := files[0].Shard.Count
 	byIndex := make([]*ShardFile, n)
 	for _, f := range files {
 		if g := byIndex[f.Shard.Index]; g != nil {
@@ -594,19 +673,26 @@ func MergeShards(files []*ShardFile, version, build string, rebuild func(ShardAr
 	if len(missing) > 0 {
 		return nil, Errorf("merge: shard %s missing (%d of %d given)", strings.Join(missing, ", "), len(files), n)
 	}
-	for _, f := range byIndex {
-		if !f.Complete {
-			what := fmt.Sprintf("after %d of its %d evaluations", len(f.Results), f.Header.Evaluations)
-			if len(f.Results) == f.Header.Evaluations {
-				what = fmt.Sprintf("after all %d of its evaluations", len(f.Results))
-			}
-			return nil, Errorf("merge: %s:%d: the file ends here, %s, without the end line fedscope writes last: "+
-				"the run was interrupted or the file cut short; run shard %s again", f.Name, f.LastLine, what, f.Shard)
-		}
+	return byIndex, nil
+}
+
+// complete refuses a shard without its end line, saying where it ends.
+func (f *ShardFile) complete() error {
+	if f.Complete {
+		return nil
 	}
-	// Shard 0 is replayed, whatever order the files came in: the table
-	// is the unsharded sweep's for the spelling of its command line.
-	head := byIndex[0]
+	what := fmt.Sprintf("after %d of its %d evaluations", len(f.Results), f.Header.Evaluations)
+	if len(f.Results) == f.Header.Evaluations {
+		what = fmt.Sprintf("after all %d of its evaluations", len(f.Results))
+	}
+	return Errorf("merge: %s:%d: the file ends here, %s, without the end line fedscope writes last: "+
+		"the run was interrupted or the file cut short; run shard %s again", f.Name, f.LastLine, what, f.Shard)
+}
+
+// rebuildTable rebuilds the sweep of a shard's header and returns its
+// empty table, refusing a header that does not rebuild to the sweep it
+// describes.
+func rebuildTable(head *ShardFile, rebuild func(ShardArgs) (Scenario, error)) (*SweepTable, error) {
 	sc, err := rebuild(head.Header.Args)
 	if err != nil {
 		return nil, Errorf("merge: %s:1: the sweep of its header cannot be rebuilt: %v", head.Name, err)
@@ -622,14 +708,6 @@ func MergeShards(files []*ShardFile, version, build string, rebuild func(ShardAr
 	if !slices.Equal(table.Labels, head.Header.Labels) {
 		return nil, Errorf("merge: %s:1: the header names the curves %s, the rebuilt sweep %s",
 			head.Name, strings.Join(head.Header.Labels, ", "), strings.Join(table.Labels, ", "))
-	}
-	if err := sameShape(byIndex); err != nil {
-		return nil, err
-	}
-	for _, f := range byIndex {
-		for _, r := range f.Results {
-			table.Add(r)
-		}
 	}
 	return table, nil
 }

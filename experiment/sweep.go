@@ -88,8 +88,8 @@ type Mark struct {
 // sweeper returns the scenario's family as a Sweeper, or an *InputError
 // when the scenario is not a sweep.
 func (sc Scenario) sweeper() (Sweeper, error) {
-	f, ok := sc.Family.(Sweeper)
-	if !ok || !sc.IsSweep() {
+	f := sc.Family.Sweeps()
+	if f == nil || !sc.IsSweep() {
 		return nil, Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, sc.sweepPresetNames())
 	}
 	return f, nil

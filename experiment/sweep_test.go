@@ -10,9 +10,10 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/linear"
-	"gonum.org/v1/gonum/stat"
 )
 
 // smallFedGainModel is the fedgain-model sweep shrunk so that a sweep takes
@@ -60,7 +61,15 @@ func TestSweepCompletionOrder(t *testing.T) {
 // startCounter is the linear family with the evaluations that start after a
 // sweep was cancelled counted, and their errors kept.
 type startCounter struct {
-	linear.Family
+	experiment.Family
+	s *startState
+}
+
+func (f startCounter) Sweeps() experiment.Sweeper { return startCounting{f.Family.Sweeps(), f.s} }
+
+// startCounting is the linear sweeps, counting as startCounter says.
+type startCounting struct {
+	experiment.Sweeper
 	s *startState
 }
 
@@ -70,11 +79,11 @@ type startState struct {
 	late      []error // what each evaluation started after the cancel returned
 }
 
-func (f startCounter) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+func (f startCounting) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
 	f.s.mu.Lock()
 	late := f.s.cancelled
 	f.s.mu.Unlock()
-	v, err := f.Family.Evaluate(ctx, sc)
+	v, err := f.Sweeper.Evaluate(ctx, sc)
 	if late {
 		f.s.mu.Lock()
 		f.s.late = append(f.s.late, err)
@@ -92,7 +101,7 @@ func (f startCounter) Evaluate(ctx context.Context, sc experiment.Scenario) ([][
 func TestSweepCancel(t *testing.T) {
 	sc := scenario(t, "fedgain-model")
 	st := &startState{}
-	sc.Family = startCounter{s: st}
+	sc.Family = startCounter{Family: linear.Family, s: st}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var after int

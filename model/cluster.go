@@ -152,65 +152,83 @@ func Hungarian(cost []float64, k int) (float64, []int) {
 	if len(cost) != k*k {
 		panic("model: Hungarian: cost matrix is not k×k")
 	}
-	// 1-based arrays: column 0 is a virtual column holding the row being
-	// inserted; match[c] is the row assigned to column c.
-	u := make([]float64, k+1)
-	v := make([]float64, k+1)
-	match := make([]int, k+1)
-	way := make([]int, k+1)
-	minv := make([]float64, k+1)
-	used := make([]bool, k+1)
+	h := hungarian{cost: cost, k: k, u: make([]float64, k+1), v: make([]float64, k+1), match: make([]int, k+1),
+		way: make([]int, k+1), minv: make([]float64, k+1), used: make([]bool, k+1)}
 	for row := 1; row <= k; row++ {
-		match[0] = row
-		c0 := 0
-		for c := range minv {
-			minv[c] = math.Inf(1)
-			used[c] = false
-		}
-		for {
-			used[c0] = true
-			r0 := match[c0]
-			delta, c1 := math.Inf(1), 0
-			for c := 1; c <= k; c++ {
-				if used[c] {
-					continue
-				}
-				cur := cost[(r0-1)*k+c-1] - u[r0] - v[c]
-				if cur < minv[c] {
-					minv[c], way[c] = cur, c0
-				}
-				if minv[c] < delta {
-					delta, c1 = minv[c], c
-				}
-			}
-			for c := 0; c <= k; c++ {
-				if used[c] {
-					u[match[c]] += delta
-					v[c] -= delta
-				} else {
-					minv[c] -= delta
-				}
-			}
-			c0 = c1
-			if match[c0] == 0 {
-				break
-			}
-		}
-		for c0 != 0 { // augment along the alternating path
-			c1 := way[c0]
-			match[c0] = match[c1]
-			c0 = c1
-		}
+		h.insert(row)
 	}
 	perm := make([]int, k)
 	for c := 1; c <= k; c++ {
-		perm[match[c]-1] = c - 1
+		perm[h.match[c]-1] = c - 1
 	}
 	var sum float64
 	for j, a := range perm {
 		sum += cost[j*k+a]
 	}
 	return sum, perm
+}
+
+// hungarian is the state of Hungarian, in 1-based arrays: column 0 is a
+// virtual column holding the row being inserted; match[c] is the row
+// assigned to column c; u and v are the row and column potentials.
+type hungarian struct {
+	cost       []float64
+	k          int
+	u, v, minv []float64
+	match, way []int
+	used       []bool
+}
+
+// insert adds row to the matching along a shortest augmenting path.
+func (h *hungarian) insert(row int) {
+	h.match[0] = row
+	c0 := 0
+	for c := range h.minv {
+		h.minv[c] = math.Inf(1)
+		h.used[c] = false
+	}
+	for {
+		c0 = h.step(c0)
+		if h.match[c0] == 0 {
+			break
+		}
+	}
+	for c0 != 0 { // augment along the alternating path
+		c1 := h.way[c0]
+		h.match[c0] = h.match[c1]
+		c0 = c1
+	}
+}
+
+// step visits column c0, relaxes the reduced costs of its row to the
+// unvisited columns, moves the potentials by the smallest, and returns the
+// column reached.
+func (h *hungarian) step(c0 int) int {
+	k := h.k
+	h.used[c0] = true
+	r0 := h.match[c0]
+	delta, c1 := math.Inf(1), 0
+	for c := 1; c <= k; c++ {
+		if h.used[c] {
+			continue
+		}
+		cur := h.cost[(r0-1)*k+c-1] - h.u[r0] - h.v[c]
+		if cur < h.minv[c] {
+			h.minv[c], h.way[c] = cur, c0
+		}
+		if h.minv[c] < delta {
+			delta, c1 = h.minv[c], c
+		}
+	}
+	for c := 0; c <= k; c++ {
+		if h.used[c] {
+			h.u[h.match[c]] += delta
+			h.v[c] -= delta
+		} else {
+			h.minv[c] -= delta
+		}
+	}
+	return c1
 }
 
 // Relabel maps assignments from estimated-cluster indices to the true

@@ -3,6 +3,7 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/fedscope/fedscope/model"
@@ -181,22 +182,10 @@ func TestClusterDistanceKnown(t *testing.T) {
 	labels := []int{0, 0, 1, 2, 1, 1}
 	re := make([]int, len(assign))
 	model.Relabel(re, assign, perm)
-	if want := []int{0, 0, 1, 2, 2, 1}; !equalInts(re, want) {
+	if want := []int{0, 0, 1, 2, 2, 1}; !slices.Equal(re, want) {
 		t.Fatalf("relabelled %v, want %v", re, want)
 	}
 	if got := model.Misclustered(re, labels); math.Abs(got-1.0/6) > 1e-15 {
 		t.Fatalf("misclustered %v, want 1/6", got)
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

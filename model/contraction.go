@@ -112,62 +112,96 @@ func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, li
 		n = max(n, op.ScratchLen())
 	}
 	scratch, tmp := make([]float64, n), make([]float64, m)
-	mulH := func(dst, v []float64) { pooled.MulTo(dst, v, 1, scratch) }
-	mulA := func(dst, v []float64) {
-		clear(dst)
-		for j, op := range clients {
-			op.SolveTo(tmp, v, 1, scratch)
-			floatsAxpy(w[j], tmp, dst)
-		}
-	}
+	l := &lanczos{m: m,
+		mulH: func(dst, v []float64) { pooled.MulTo(dst, v, 1, scratch) },
+		mulA: func(dst, v []float64) {
+			clear(dst)
+			for j, op := range clients {
+				op.SolveTo(tmp, v, 1, scratch)
+				floatsAxpy(w[j], tmp, dst)
+			}
+		}}
+	l.start()
 	maxSteps := min(m, 400)
-	rng := rand.New(rand.NewPCG(1, 1))
-	v := make([]float64, m)
-	for k := range v {
-		v[k] = rng.NormFloat64()
-	}
-	hv := make([]float64, m)
-	mulH(hv, v)
-	nrm := math.Sqrt(dotN(v, hv, m))
-	scal(1/nrm, v)
-	scal(1/nrm, hv)
-	q, hq := [][]float64{v}, [][]float64{hv}
-	var alpha, beta []float64 // T's diagonal and off-diagonal
-	ups := 0.0
 	for k := 1; ; k++ {
-		z := make([]float64, m)
-		mulA(z, hq[k-1]) // AH q_k
-		alpha = append(alpha, dotN(hq[k-1], z, m))
-		for range 2 { // full reorthogonalisation in the H inner product, twice
-			for i := range q {
-				floatsAxpy(-dotN(hq[i], z, m), q[i], z)
-			}
-		}
-		hz := make([]float64, m)
-		mulH(hz, z)
-		b := math.Sqrt(math.Max(dotN(z, hz, m), 0))
-		var resLo, resHi float64
+		z, hz, b := l.extend()
 		if k <= 60 || k%5 == 0 || k == maxSteps || b == 0 {
-			var lo, hi float64
-			lo, hi, resLo, resHi = ritz(alpha, beta, b)
-			ups = math.Max(lo, hi)
-			// Υ is set by one end of the spectrum: that end must be
-			// accurate, and the other must not be able to overtake it.
-			errUps, other, resOther := resLo, hi, resHi
-			if hi > lo {
-				errUps, other, resOther = resHi, lo, resLo
-			}
-			converged := k >= 2 && errUps <= tol*math.Max(1, ups) && other+resOther <= ups
-			invariant := b <= 1e-13*math.Max(1, math.Abs(alpha[k-1]))
-			if invariant || k >= maxSteps || converged || (limit > 0 && ups >= limit) {
+			ups, done := l.estimate(b, tol, limit)
+			if done || k >= maxSteps {
 				return ups, k
 			}
 		}
-		beta = append(beta, b)
-		scal(1/b, z)
-		scal(1/b, hz)
-		q, hq = append(q, z), append(hq, hz)
+		l.accept(z, hz, b)
 	}
+}
+
+// lanczos is the Lanczos process for the eigenvalues of AH, self-adjoint
+// in the H inner product: the basis q (and Hq), and the tridiagonal T
+// (alpha on its diagonal, beta off it) of AH in that basis.
+type lanczos struct {
+	m           int
+	mulH, mulA  func(dst, v []float64)
+	q, hq       [][]float64
+	alpha, beta []float64
+}
+
+// start takes a seeded random first vector of H-norm 1.
+func (l *lanczos) start() {
+	rng := rand.New(rand.NewPCG(1, 1))
+	v := make([]float64, l.m)
+	for k := range v {
+		v[k] = rng.NormFloat64()
+	}
+	hv := make([]float64, l.m)
+	l.mulH(hv, v)
+	nrm := math.Sqrt(dotN(v, hv, l.m))
+	scal(1/nrm, v)
+	scal(1/nrm, hv)
+	l.q, l.hq = [][]float64{v}, [][]float64{hv}
+}
+
+// extend computes the next Lanczos direction z = AH q_k, orthogonalised
+// against the basis, with Hz and its H-norm b, and records T's next
+// diagonal entry.
+func (l *lanczos) extend() (z, hz []float64, b float64) {
+	m, k := l.m, len(l.q)
+	z = make([]float64, m)
+	l.mulA(z, l.hq[k-1]) // AH q_k
+	l.alpha = append(l.alpha, dotN(l.hq[k-1], z, m))
+	for range 2 { // full reorthogonalisation in the H inner product, twice
+		for i := range l.q {
+			floatsAxpy(-dotN(l.hq[i], z, m), l.q[i], z)
+		}
+	}
+	hz = make([]float64, m)
+	l.mulH(hz, z)
+	return z, hz, math.Sqrt(math.Max(dotN(z, hz, m), 0))
+}
+
+// estimate returns Υ from T's extreme Ritz values (next the norm of the
+// next direction) and whether to stop: Υ accurate to tol, the basis
+// invariant, or Υ at limit (> 0).
+func (l *lanczos) estimate(next, tol, limit float64) (ups float64, done bool) {
+	k := len(l.alpha)
+	lo, hi, resLo, resHi := ritz(l.alpha, l.beta, next)
+	ups = math.Max(lo, hi)
+	// Υ is set by one end of the spectrum: that end must be accurate, and
+	// the other must not be able to overtake it.
+	errUps, other, resOther := resLo, hi, resHi
+	if hi > lo {
+		errUps, other, resOther = resHi, lo, resLo
+	}
+	converged := k >= 2 && errUps <= tol*math.Max(1, ups) && other+resOther <= ups
+	invariant := next <= 1e-13*math.Max(1, math.Abs(l.alpha[k-1]))
+	return ups, invariant || converged || (limit > 0 && ups >= limit)
+}
+
+// accept normalises z (H-norm b) into the next basis vector.
+func (l *lanczos) accept(z, hz []float64, b float64) {
+	l.beta = append(l.beta, b)
+	scal(1/b, z)
+	scal(1/b, hz)
+	l.q, l.hq = append(l.q, z), append(l.hq, hz)
 }
 
 // ritz returns 1 − θ_min and θ_max − 1 from the extreme eigenvalues θ of
@@ -312,7 +346,7 @@ func (r *Ridge) iidOps() []*RidgeOp {
 	if r.sets == nil || r.fm == nil {
 		return nil
 	}
-	all := concat(r.sets)
+	all := datasets.Concat(r.sets)
 	perm := datasets.Permutation(all.N, rand.New(rand.NewPCG(1, iidStream)))
 	ops := make([]*RidgeOp, len(r.sets))
 	errs := make([]error, len(ops))
@@ -328,17 +362,6 @@ func (r *Ridge) iidOps() []*RidgeOp {
 		return nil
 	}
 	return ops
-}
-
-// concat stacks the rows of the sets.
-func concat(sets []*datasets.Set) *datasets.Set {
-	out := &datasets.Set{Dim: sets[0].Dim, Classes: sets[0].Classes, Names: sets[0].Names}
-	for _, s := range sets {
-		out.N += s.N
-		out.X = append(out.X, s.X...)
-		out.Y = append(out.Y, s.Y...)
-	}
-	return out
 }
 
 func firstErr(errs []error) error {

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/fedscope/fedscope/datasets"
@@ -188,52 +187,6 @@ func TestDiagnose(t *testing.T) {
 	r, _ = NewRidge(het, nil, fm, 1)
 	if d := r.Diagnose(); d.Cause != "" || !math.IsNaN(d.IID) {
 		t.Errorf("λ = 1: %+v, want Υ < 1 and no diagnosis", d)
-	}
-}
-
-// TestSymRankTo checks the Gram kernel against plain dot products, for
-// sizes that exercise every remainder, and that its bytes do not depend
-// on the number of CPUs.
-func TestSymRankTo(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	for _, sz := range [][2]int{{1, 1}, {2, 3}, {5, 7}, {67, 300}, {130, 513}, {131, 64}} {
-		r, n := sz[0], sz[1]
-		a := make([]float64, r*n)
-		for k := range a {
-			a[k] = rng.NormFloat64()
-		}
-		c := make([]float64, r*r)
-		for k := range c {
-			c[k] = 1 // beta = 0.5 halves the upper triangle; the lower stays 1
-		}
-		symRankTo(c, a, r, n, 2, 0.5)
-		for k := 0; k < r; k++ {
-			for l := 0; l < r; l++ {
-				want := 1.0
-				if l >= k {
-					var dot float64
-					for i := 0; i < n; i++ {
-						dot += a[k*n+i] * a[l*n+i]
-					}
-					want = 2*dot + 0.5
-				}
-				if got := c[k*r+l]; math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
-					t.Fatalf("%d×%d: c[%d,%d] = %v, want %v", r, n, k, l, got, want)
-				}
-			}
-		}
-		prev := runtime.GOMAXPROCS(1)
-		one := make([]float64, r*r)
-		symRankTo(one, a, r, n, 1, 0)
-		runtime.GOMAXPROCS(max(prev, 2))
-		two := make([]float64, r*r)
-		symRankTo(two, a, r, n, 1, 0)
-		runtime.GOMAXPROCS(prev)
-		for k := range one {
-			if math.Float64bits(one[k]) != math.Float64bits(two[k]) {
-				t.Fatalf("%d×%d: entry %d differs between 1 and 2 CPUs: %v vs %v", r, n, k, one[k], two[k])
-			}
-		}
 	}
 }
 

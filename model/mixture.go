@@ -256,6 +256,36 @@ func (m *Mixture) spectra() {
 }
 
 func (m *Mixture) phase2AtTruth(eta float64, s int, prox bool) Phase2Truth {
+	hs, cs := m.truthMaps(eta, s, prox)
+	out := Phase2Truth{}
+	limits := make([][]float64, m.K)
+	for j := range hs {
+		rate, limit, ok := fixedPoint(hs[j], cs[j])
+		if !ok {
+			return Phase2Truth{Rate: math.NaN(), Floor: math.NaN()}
+		}
+		out.Rate = math.Max(out.Rate, rate)
+		if limit == nil {
+			out.Floor = math.NaN()
+			continue
+		}
+		limits[j] = limit
+	}
+	if !math.IsNaN(out.Floor) {
+		out.Floor, _ = ClusterDistance(limits, m.Fed.Truths)
+	}
+	return out
+}
+
+// truthMaps returns, per cluster j, the affine map θ_j ↦ θ_j − H_j θ_j + c_j
+// of one Phase-2 round with every client at its true label:
+// H_j = Σ_{i∈j} w_i (I − L_i) and c_j = Σ_{i∈j} w_i b_i, built from the
+// clients' spectra. Per eigenvalue λ of X_iᵀX_i/n_i, I − L_i contracts by
+// 1 − g(λ) and b_i applies f(λ) to X_iᵀy_i/n_i:
+//
+//	FedAvg:  g = (1 − ηλ)^s,  f = η Σ_{τ<s} (1 − ηλ)^τ = (1 − g)/λ;
+//	FedProx: g = 1/(1 + ηλ),  f = η/(1 + ηλ).
+func (m *Mixture) truthMaps(eta float64, s int, prox bool) ([]*mat.SymDense, []*mat.VecDense) {
 	d, k := m.Dim, m.K
 	hs := make([]*mat.SymDense, k)
 	cs := make([]*mat.VecDense, k)
@@ -263,10 +293,6 @@ func (m *Mixture) phase2AtTruth(eta float64, s int, prox bool) Phase2Truth {
 		hs[j] = mat.NewSymDense(d, nil)
 		cs[j] = mat.NewVecDense(d, nil)
 	}
-	// Per eigenvalue λ of X_iᵀX_i/n_i: the contraction 1 − g(λ) that
-	// I − L_i applies and the factor f(λ) b_i applies to X_iᵀy_i/n_i.
-	//   FedAvg:  g = (1 − ηλ)^s,  f = η Σ_{τ<s} (1 − ηλ)^τ = (1 − g)/λ;
-	//   FedProx: g = 1/(1 + ηλ),  f = η/(1 + ηλ).
 	shrink := make([]float64, d)
 	scaled := make([]float64, d)
 	for i, sp := range m.spec {
@@ -303,35 +329,34 @@ func (m *Mixture) phase2AtTruth(eta float64, s int, prox bool) Phase2Truth {
 			cs[j].SetVec(a, cs[j].AtVec(a)+sum)
 		}
 	}
-	out := Phase2Truth{}
-	limits := make([][]float64, k)
-	for j := range hs {
-		var eig mat.EigenSym
-		if !eig.Factorize(hs[j], true) {
-			return Phase2Truth{Rate: math.NaN(), Floor: math.NaN()}
-		}
-		vals := eig.Values(nil)
-		for _, mu := range vals {
-			out.Rate = math.Max(out.Rate, math.Abs(1-mu))
-		}
-		if vals[0] <= 1e-12*math.Max(1, vals[d-1]) {
-			out.Floor = math.NaN()
-			continue
-		}
-		var v mat.Dense
-		eig.VectorsTo(&v)
-		// θ^∞_j = V diag(1/μ) Vᵀ c_j.
-		var proj mat.VecDense
-		proj.MulVec(v.T(), cs[j])
-		for a := 0; a < d; a++ {
-			proj.SetVec(a, proj.AtVec(a)/vals[a])
-		}
-		var th mat.VecDense
-		th.MulVec(&v, &proj)
-		limits[j] = th.RawVector().Data
+	return hs, cs
+}
+
+// fixedPoint returns the contraction rate max |1 − μ| over the eigenvalues
+// μ of h, and the fixed point θ^∞ = h⁻¹c of θ ↦ θ − hθ + c (nil when h is
+// singular); ok is false when h cannot be factorised.
+func fixedPoint(h *mat.SymDense, c *mat.VecDense) (rate float64, limit []float64, ok bool) {
+	var eig mat.EigenSym
+	if !eig.Factorize(h, true) {
+		return 0, nil, false
 	}
-	if !math.IsNaN(out.Floor) {
-		out.Floor, _ = ClusterDistance(limits, m.Fed.Truths)
+	vals := eig.Values(nil)
+	for _, mu := range vals {
+		rate = math.Max(rate, math.Abs(1-mu))
 	}
-	return out
+	d := len(vals)
+	if vals[0] <= 1e-12*math.Max(1, vals[d-1]) {
+		return rate, nil, true
+	}
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	// θ^∞ = V diag(1/μ) Vᵀ c.
+	var proj mat.VecDense
+	proj.MulVec(v.T(), c)
+	for a := 0; a < d; a++ {
+		proj.SetVec(a, proj.AtVec(a)/vals[a])
+	}
+	var th mat.VecDense
+	th.MulVec(&v, &proj)
+	return rate, th.RawVector().Data, true
 }

@@ -8,23 +8,19 @@ import (
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // annotations returns the labels of a metric's chart whose conditions hold
 // within the revealed rounds (they appear when they become true, never
-// before), for the visible racers, in the family's wording
-// (experiment.Storyteller).
-func (r *race) annotations(metric string) []chartLabel {
-	st, ok := r.sc.Family.(experiment.Storyteller)
-	if !ok {
-		return nil
-	}
+// before), for the visible racers, in the family's wording.
+func (r *race) annotations(metric string) []chart.Label {
 	m := r.metricIndex(metric)
 	if m < 0 {
 		return nil
 	}
-	var out []chartLabel
-	for _, a := range st.Annotations(r.sc) {
+	var out []chart.Label
+	for _, a := range r.sc.Family.Annotations(r.sc) {
 		if a.Metric != metric {
 			continue
 		}
@@ -35,7 +31,12 @@ func (r *race) annotations(metric string) []chartLabel {
 			if t, v, text, ok := r.holds(a, i, m); ok {
 				// The racer's glyph leads the label: next to another curve it
 				// still names its own, with or without colour.
-				out = append(out, chartLabel{round: t, value: v, text: string(r.looks[i].glyph) + " " + text, color: r.c.styles.racerColor(r.looks[i])})
+				g := string(r.looks[i].glyph) + " "
+				short := ""
+				if head, _, ok := strings.Cut(text, ":"); ok {
+					short = g + head
+				}
+				out = append(out, chart.Label{Pos: t, Value: v, Text: g + text, Short: short, Color: r.c.styles.racerColor(r.looks[i]), Racer: i})
 			}
 		}
 	}

@@ -5,14 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/fedscope/fedscope/experiment"
 	"github.com/muesli/termenv"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // view is one screen of the explorer: the run view (charts), the cluster
@@ -33,6 +36,8 @@ type view interface {
 	close()
 	// scenario is what the view shows.
 	scenario() experiment.Scenario
+	// playback is the race the view plays, nil for a sweep.
+	playback() *race
 }
 
 // common is what every view shares: the families, the engine, the clock,
@@ -51,13 +56,16 @@ type common struct {
 	width   int
 	height  int
 	logY    bool
-	pace    float64 // chosen playback pace in rounds/s; 0 = the preset's default; maxPace = as fast as computed
-	ids     int     // the last run id handed out (ids are unique across views)
-	notice  string  // a sentence for the user, until the next key
-	version int     // bumped by anything shared that changes what is drawn
-	theory  bool    // draw the papers' predictions (t)
-	story   bool    // show the story beside the charts when there is room (i)
-	release string  // the program's version, for exports
+	pace    float64    // chosen playback pace in rounds/s; 0 = the preset's default; maxPace = as fast as computed
+	ids     int        // the last run id handed out (ids are unique across views)
+	notice  string     // a sentence for the user, until the next key
+	version int        // bumped by anything shared that changes what is drawn
+	theory  bool       // draw the papers' predictions (t)
+	story   bool       // show the story: beside the charts, or as a caption (i)
+	paused  bool       // the playback starts paused (--paused), and a new view keeps the pause
+	lesson  *lessonRun // the lesson being taught, if any
+	view    *View      // the view state the explorer opens with (--hide, --y, …)
+	release string     // the program's version, for exports
 	// tick schedules a message after a delay: tea.Tick, or a fake in tests
 	// (which deliver ticks themselves, with a fake clock).
 	tick func(d time.Duration, f func(time.Time) tea.Msg) tea.Cmd
@@ -65,6 +73,15 @@ type common struct {
 	// was on screen if it differs from the defaults it started with.
 	exitLine func(string)
 	start    string // the command line of the starting scenario
+	// startTheme is the theme the explorer opened with: y names the theme
+	// only when T changed it.
+	startTheme int
+	// keyWhere says, for every key some view binds, what it does there
+	// (built from the catalog when first needed).
+	keyWhere map[string]string
+	// globals are the keys of every view, for the views' status bars (set
+	// by the root model before each drawing).
+	globals []action
 }
 
 // frameInterval caps redraws at about 30 per second however fast the
@@ -144,6 +161,30 @@ func WithVersion(v string) Option { return func(m *Model) { m.c.release = v } }
 // closes).
 func WithExitLine(f func(string)) Option { return func(m *Model) { m.c.exitLine = f } }
 
+// WithView opens the explorer with a view state (what --paused, --hide,
+// --y, --linear, --cursor, --theme and --pace say).
+func WithView(v View) Option {
+	return func(m *Model) {
+		m.c.view = &v
+		m.c.paused = v.Paused
+		if v.Pace != 0 {
+			m.c.pace = v.Pace
+		}
+		WithTheme(v.Theme)(m)
+	}
+}
+
+// WithLesson opens the explorer on a lesson at step (1-based), paused at
+// the start of the step.
+func WithLesson(l *Lesson, step int) Option {
+	return func(m *Model) {
+		if l == nil || len(l.Steps) == 0 {
+			return
+		}
+		m.c.lesson = &lessonRun{lesson: l, step: min(max(step, 1), len(l.Steps)) - 1}
+	}
+}
+
 // WithPace sets the playback pace in rounds per second (maxPace: as fast as
 // the rounds are computed).
 func WithPace(p float64) Option { return func(m *Model) { m.c.pace = p } }
@@ -159,9 +200,26 @@ func NewModel(ctx context.Context, cat *experiment.Catalog, eng *experiment.Engi
 	if c.theme < 0 {
 		c.theme = defaultTheme(c.profile)
 	}
-	c.start = commandLine(c, sc)
+	c.startTheme = c.theme
 	c.styles = newStyles(themes[c.theme], c.profile)
+	if c.lesson != nil {
+		sc = c.lesson.current().Scenario
+		c.paused = true
+	}
 	m.v = newView(c, sc)
+	if c.lesson != nil {
+		m.applyView(c.lesson.current().View, false)
+		c.paused = true
+		if r := m.v.playback(); r != nil {
+			r.paused, r.stopAt = true, c.lesson.current().Stop
+			if r.stopAt < 0 {
+				r.stopAt = r.sc.Rounds
+			}
+		}
+	} else if c.view != nil {
+		m.applyView(*c.view, false)
+	}
+	c.start = m.commandLine()
 	return m
 }
 
@@ -218,6 +276,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return m, m.quit()
 		}
+		// Keys typed faster than the terminal is read arrive as one
+		// message with several runes: each is a key.
+		if msg.Type == tea.KeyRunes && !msg.Paste && len(msg.Runes) > 1 && m.screen != screenData {
+			var cmds []tea.Cmd
+			for _, r := range msg.Runes {
+				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}))
+			}
+			return m, tea.Batch(cmds...)
+		}
 		return m, m.key(msg)
 	case tea.WindowSizeMsg:
 		m.c.width, m.c.height = msg.Width, msg.Height
@@ -264,8 +331,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if a, ok := find(m.actions(), k); ok {
 		return a.run()
 	}
-	if what, ok := knownKeys[k]; ok {
-		m.c.notice = fmt.Sprintf("%s does nothing on this view (elsewhere it %s); ? lists the keys that act here", keyName(k), what)
+	if what, ok := m.keyElsewhere(k); ok {
+		m.c.notice = fmt.Sprintf("%s does nothing on this view (elsewhere: %s); ? lists the keys that act here", keyName(k), what)
 	}
 	return nil
 }
@@ -291,15 +358,16 @@ func (m *Model) globalActions() []action {
 			return nil
 		}})
 	}
-	if k, ok := m.c.catalog.Opener("data"); ok {
+	if k, ok := m.c.catalog.Opener("data"); ok && k.Prompt != nil {
 		out = append(out, action{keys: []string{"d"}, help: "race on a data file (" + firstSentence(k.Help) + ")", group: "explore",
 			run: func() tea.Cmd {
-				m.screen, m.prompt = screenData, newPrompt(sc.Get("data"))
+				m.screen, m.prompt = screenData, newPrompt(sc.Get("data"), k.Prompt)
 				return nil
 			}})
 	}
+	out = append(out, m.lessonActions()...)
 	return append(out,
-		action{keys: []string{"?"}, help: "help", hint: "more keys", group: "explore", run: func() tea.Cmd {
+		action{keys: []string{"?"}, help: "help: every key of this view, the story, the messages", hint: "keys", group: "explore", run: func() tea.Cmd {
 			m.screen = screenHelp
 			return nil
 		}},
@@ -314,7 +382,7 @@ func (m *Model) globalActions() []action {
 // when it differs from the starting one.
 func (m *Model) quit() tea.Cmd {
 	m.Close()
-	if line := commandLine(m.c, m.v.scenario()); m.c.exitLine != nil && line != m.c.start {
+	if line := m.commandLine(); m.c.exitLine != nil && line != m.c.start {
 		m.c.exitLine(line)
 	}
 	return tea.Quit
@@ -323,8 +391,10 @@ func (m *Model) quit() tea.Cmd {
 // command shows the command line that reproduces the screen and copies it
 // to the clipboard with OSC 52.
 func (m *Model) command() tea.Cmd {
-	line := commandLine(m.c, m.v.scenario())
-	m.c.notice = line
+	line := m.commandLine()
+	// On screen the line wraps between arguments, never inside one: the
+	// spaces inside an argument are drawn unbreakable.
+	m.c.notice = unbreakable(line)
 	out := m.c.out
 	return func() tea.Msg {
 		termenv.NewOutput(out).Copy(line)
@@ -332,14 +402,63 @@ func (m *Model) command() tea.Cmd {
 	}
 }
 
-// commandLine is the fedscope command that reproduces a scenario at the
-// current pace.
-func commandLine(c *common, sc experiment.Scenario) string {
-	args := c.catalog.Command(sc)
-	if c.pace != 0 && !sc.IsSweep() {
-		args = append(args, "--pace", paceName(c.pace))
+// commandLine is the fedscope command that reproduces the screen: the
+// lesson and its step while the screen shows the step's scenario, else the
+// scenario; then the view's state (theme, pace, hidden racers, y range,
+// scale, cursor, pause).
+func (m *Model) commandLine() string {
+	sc := m.v.scenario()
+	var args []string
+	if l := m.c.lesson; l != nil && sameScenario(m.c, sc, l.current().Scenario) {
+		args = []string{"lesson", l.lesson.Name, "--step", strconv.Itoa(l.step + 1)}
+	} else {
+		args = m.c.catalog.Command(sc)
 	}
-	return "fedscope " + experiment.Quote(args)
+	return "fedscope " + experiment.Quote(append(args, m.viewFlags()...))
+}
+
+// unbreakable replaces the spaces inside the quoted arguments of a command
+// line with no-break spaces, so that wrapping breaks only between
+// arguments.
+func unbreakable(line string) string {
+	var b strings.Builder
+	quoted := false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted = !quoted
+		case r == ' ' && quoted:
+			r = '\u00a0'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// keyElsewhere says what key k does on the views where it acts (built once
+// from every preset's views, without computing anything).
+func (m *Model) keyElsewhere(k string) (string, bool) {
+	if m.c.keyWhere == nil {
+		m.c.keyWhere = map[string]string{}
+		for _, p := range m.c.catalog.Presets() {
+			sc := p.Scenario()
+			probe := &Model{c: &common{catalog: m.c.catalog, styles: m.c.styles, width: 80, height: 24, logY: true, theory: true, story: true}}
+			probe.v = newView(probe.c, sc)
+			help := ""
+			for _, a := range probe.actions() {
+				if a.help != "" {
+					help = a.help // a pair's second key shares the first's help
+				}
+				for _, key := range a.keys {
+					if _, ok := m.c.keyWhere[key]; !ok && help != "" {
+						m.c.keyWhere[key] = help + ", on " + p.Name
+					}
+				}
+			}
+		}
+	}
+	what, ok := m.c.keyWhere[k]
+	return what, ok
 }
 
 // nextTheme cycles the themes.
@@ -423,10 +542,8 @@ func (m *Model) View() string {
 	case screenHelp:
 		intro, acts := m.v.help()
 		acts = append(acts, m.globalActions()...)
-		if s, ok := m.v.scenario().Family.(experiment.Storyteller); ok {
-			if story := s.Story(m.v.scenario()); story != "" {
-				intro = story + "\n\n" + intro
-			}
+		if story := story(m.v.scenario()); story != "" {
+			intro = story + "\n\n" + intro
 		}
 		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w)
 		return m.scrolled(strings.Split(body, "\n"), w, h)
@@ -435,9 +552,10 @@ func (m *Model) View() string {
 	case screenData:
 		return m.prompt.view(st, w, h)
 	}
+	m.c.globals = m.globalActions()
 	if w < minWidth || h < minHeight {
 		msg := fmt.Sprintf("enlarge the terminal to at least %d×%d (now %d×%d); q quits", minWidth, minHeight, w, h)
-		return fitBox(ansi.Wrap(msg, w, " "), w, h)
+		return chart.FitBox(ansi.Wrap(msg, w, " "), w, h)
 	}
 	return m.v.view()
 }
@@ -449,13 +567,13 @@ func (m *Model) scrolled(lines []string, w, h int) string {
 	st := m.c.styles
 	footer := "press ? or esc to close"
 	if len(lines)+2 <= h {
-		return fitBox(strings.Join(lines, "\n")+"\n\n"+st.muted.Render(footer), w, h)
+		return chart.FitBox(strings.Join(lines, "\n")+"\n\n"+st.muted.Render(footer), w, h)
 	}
 	rows := max(h-1, 1)
 	m.helpTop = min(m.helpTop, max(len(lines)-rows, 0))
 	shown := lines[m.helpTop:min(m.helpTop+rows, len(lines))]
 	footer = fmt.Sprintf("lines %d–%d of %d · ↑↓ pgup pgdn scroll · ? or esc closes", m.helpTop+1, m.helpTop+len(shown), len(lines))
-	return fitBox(strings.Join(shown, "\n")+"\n"+st.muted.Render(ansi.Truncate(footer, w, "…")), w, h)
+	return chart.FitBox(strings.Join(shown, "\n")+"\n"+st.muted.Render(ansi.Truncate(footer, w, "…")), w, h)
 }
 
 // exportedMsg reports a finished export.
@@ -463,6 +581,7 @@ type exportedMsg struct {
 	path, sidecar string
 	rows          int
 	partial       bool
+	hidden        []string // racers left out because they are hidden
 	err           error
 }
 
@@ -477,6 +596,9 @@ func (msg exportedMsg) notice() string {
 	}
 	if msg.partial {
 		s += "; partial: the run had not finished"
+	}
+	if len(msg.hidden) > 0 {
+		s += "; hidden racers left out: " + strings.Join(msg.hidden, ", ")
 	}
 	return s
 }

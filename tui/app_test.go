@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
 )
@@ -120,8 +121,15 @@ func TestFullRun(t *testing.T) {
 	if got := h.race().table.Len(); got != 4*151 {
 		t.Errorf("the table has %d rows, want 604 (rounds 0..150)", got)
 	}
+	if !strings.Contains(screen, "‖θ−θ*‖ (log") {
+		t.Errorf("80×24 does not show both charts:\n%s", screen)
+	}
+	h.size(80, 16)
+	if strings.Contains(h.screen(), "‖θ−θ*‖ (log") || !strings.Contains(h.screen(), "tab: next chart (1/2)") {
+		t.Errorf("80×16 shows both charts, or does not say how to switch:\n%s", h.screen())
+	}
 	h.key("tab")
-	if !strings.Contains(h.screen(), "estimation error") || !strings.Contains(h.screen(), "pooled least squares") {
+	if !strings.Contains(h.screen(), "pooled least squares") || !strings.Contains(h.screen(), "tab: next chart (2/2)") {
 		t.Errorf("tab did not switch to the error chart:\n%s", h.screen())
 	}
 }
@@ -280,7 +288,8 @@ func TestPauseStopsTheReveal(t *testing.T) {
 	h := newHarness(t, small(t), WithPace(10)).start()
 	h.key(" ")
 	h.tick(10 * frameInterval)
-	if h.race().revealed != 0 || !strings.Contains(h.screen(), "paused") {
+	// Paused, round 0 is drawn (never a blank screen), and no round more.
+	if h.race().revealed != 1 || !strings.Contains(h.screen(), "round 0/150") || !strings.Contains(h.screen(), "paused · space plays") {
 		t.Errorf("paused: %d revealed, status %q", h.race().revealed, statusOf(h.screen()))
 	}
 }
@@ -323,10 +332,10 @@ func TestPartialExportSaysSo(t *testing.T) {
 	os.Chdir(dir)
 	defer os.Chdir(wd)
 	h := newHarness(t, small(t), WithPace(10)).start()
-	h.tick(1e9) // one second: 10 rounds revealed
+	h.tick(1e9) // one second: round 0 and 10 rounds revealed
 	_, cmd := h.m.Update(keyMsg("e"))
 	msg := cmd().(exportedMsg)
-	if !msg.partial || msg.rows != 40 || !strings.Contains(msg.notice(), "partial") {
+	if !msg.partial || msg.rows != 44 || !strings.Contains(msg.notice(), "partial") {
 		t.Fatalf("mid-run export: %+v (%s)", msg, msg.notice())
 	}
 }

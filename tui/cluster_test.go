@@ -2,13 +2,16 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // mixtureFacts prepares the mixture preset's data once and returns the facts
@@ -79,7 +82,7 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 	h.size(96, 34)
 	h.tick(frameInterval)
 	screen := h.screen()
-	for _, want := range []string{"FedMD + FedAvg s=5", "FedAvg s=5, random init", "cluster distance", "misclustered",
+	for _, want := range []string{"FedMD + FedAvg s=5", "FedAvg s=5, random init", "d(θ,θ*)", "miscl",
 		"round 180/180", "done", "γ=", "κ="} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
@@ -108,16 +111,69 @@ func TestClusterViewShowsBandsAndTheWrongClients(t *testing.T) {
 			t.Errorf("band %d: no gutter %q:\n%s", z, want, screen)
 		}
 	}
-	if !strings.ContainsRune(gridArea(screen), wrongGlyph) {
-		t.Errorf("2%% misclustered is invisible in the grid:\n%s", screen)
+	total := 0
+	for _, w := range wrongByBand {
+		total += w
 	}
+	if want := fmt.Sprintf("%c %d/%d (%.1f %%)", wrongGlyph, total, n, 100*float64(total)/float64(n)); !strings.Contains(screen, want) {
+		t.Errorf("the grid does not say %q:\n%s", want, screen)
+	}
+	checkWrongShare(t, h, wrongByBand)
 	h.key("c")
 	if !strings.Contains(h.screen(), "random init") || !strings.ContainsRune(gridArea(h.screen()), wrongGlyph) {
 		t.Errorf("c: racer 1's merged cluster shows no wrong cells:\n%s", h.screen())
 	}
 }
 
-func padLeftNum(n int) string { return padLeft(strconv.Itoa(n), 5) }
+// checkWrongShare reads the grid off the screen: in each band, the share of
+// rows whose newest cell is ✗ is the band's misclustered share to within
+// half a row, by rounding (a 2 %% band is not drawn as one row in six wrong).
+func checkWrongShare(t *testing.T, h *harness, wrongByBand []int) {
+	t.Helper()
+	v := h.m.v.(*clusterView)
+	ci := v.facts.Clusters
+	members := make([]int, ci.K)
+	for _, z := range ci.Labels {
+		members[z]++
+	}
+	lines := strings.Split(h.screen(), "\n")
+	gw := v.w - max(26, v.w*9/20) - 1 // the grid's width (panes)
+	band, rows, wrong := -1, make([]int, ci.K), make([]int, ci.K)
+	for _, l := range lines {
+		r := []rune(l)
+		if len(r) <= gutterWidth {
+			continue
+		}
+		for z := 0; z < ci.K; z++ {
+			if strings.HasPrefix(l, clusterGlyphs[z]+" ") {
+				band = z
+			}
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), "round") {
+			break
+		}
+		cells := strings.TrimRight(string(r[gutterWidth:min(len(r), gw)]), " ")
+		if band < 0 || cells == "" || strings.ContainsAny(cells, "┤┼") {
+			continue
+		}
+		rows[band]++
+		if last := []rune(cells); last[len(last)-1] == wrongGlyph {
+			wrong[band]++
+		}
+	}
+	if rows[0] == 0 {
+		t.Fatalf("no grid row read off the screen:\n%s", h.screen())
+	}
+	for z := range rows {
+		want := float64(rows[z]) * float64(wrongByBand[z]) / float64(members[z])
+		if math.Abs(float64(wrong[z])-want) > 0.5+1e-9 {
+			t.Errorf("band %d: %d of %d rows end in %c, but %d of %d clients (%.1f rows' worth) are wrong",
+				z, wrong[z], rows[z], wrongGlyph, wrongByBand[z], members[z], want)
+		}
+	}
+}
+
+func padLeftNum(n int) string { return chart.PadLeft(strconv.Itoa(n), 5) }
 
 // gridArea returns the left part of the screen's lines (the grids).
 func gridArea(screen string) string {

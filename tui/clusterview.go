@@ -10,7 +10,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // The cluster view draws a clustered race (docs/design.md, "Cluster panel"): on
@@ -48,21 +50,20 @@ func (v *clusterView) view() string {
 }
 
 func (v *clusterView) draw() string {
-	w, h := v.w, v.h
-	_, acts := v.help()
-	legend := v.readout(w, v.chartMetrics())
-	messages := v.messageLines(w, acts)
-	var caption []string
+	l := v.layout(v.panes)
+	l.minBody = 3*max(v.k(), 1) + 4
 	if c := clusterCaption(v.facts.Clusters); c != "" {
-		caption = wrapLines([]string{v.c.styles.muted.Render(c)}, w, 2)
+		l.title += "\n" + v.c.styles.muted.Render(c)
 	}
-	body := h - 2 - len(legend) - len(messages) - len(caption)
-	lines := []string{v.title(w), v.withStory(w, body, v.panes)}
-	lines = append(lines, caption...)
-	lines = append(lines, legend...)
-	lines = append(lines, v.statusLine(w))
-	lines = append(lines, messages...)
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return l.render(v.c.styles, v.w, v.h)
+}
+
+// k is the number of clusters (0 before the data are ready).
+func (v *clusterView) k() int {
+	if v.facts.Clusters == nil {
+		return 0
+	}
+	return v.facts.Clusters.K
 }
 
 // panes draws the assignment grids beside the charts into w×body.
@@ -95,11 +96,11 @@ func (v *clusterView) panes(w, body int) string {
 func (v *clusterView) gridsView(w, h int) string {
 	ci := v.facts.Clusters
 	if ci == nil || ci.K == 0 {
-		return placeholder(w, h, "preparing the clients…")
+		return chart.Placeholder(w, h, "preparing the clients…")
 	}
 	n := len(v.table.Labels)
 	if n == 0 {
-		return placeholder(w, h, "no racer")
+		return chart.Placeholder(w, h, "no racer")
 	}
 	if h/n >= 3*ci.K+2 {
 		parts := make([]string, n)
@@ -145,13 +146,16 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	ci := v.facts.Clusters
 	l := v.looks[racer]
 	caption := st.paint(string(l.glyph), st.racerColor(l)) + " " + st.caption.Render(v.table.Labels[racer])
+	if w, n, ok := v.misclustered(racer); ok {
+		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
+	}
 	if switchHint {
 		caption += st.muted.Render(" · c: next racer")
 	}
 	rows := h - 2
 	cols := w - gutterWidth
 	if rows < ci.K || cols < 4 {
-		return fitBox(caption, w, h)
+		return chart.FitBox(caption, w, h)
 	}
 	rs := v.table.Rounds[racer]
 	shownTo := min(v.cursorRound(), len(rs))
@@ -182,7 +186,7 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 				if wrong > 0 {
 					count += fmt.Sprintf(" %c%d", wrongGlyph, wrong)
 				}
-				b.WriteString(g + " " + padRight(count, gutterWidth-2))
+				b.WriteString(g + " " + chart.PadRight(count, gutterWidth-2))
 			} else {
 				b.WriteString(strings.Repeat(" ", gutterWidth))
 			}
@@ -193,21 +197,37 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 		}
 	}
 	lines = append(lines, v.gridAxis(shown, cols))
-	return fitBox(strings.Join(lines, "\n"), w, h)
+	return chart.FitBox(strings.Join(lines, "\n"), w, h)
+}
+
+// misclustered counts the clients whose label is wrong at the round the
+// grid shows last (the cursor's), of all clients.
+func (v *clusterView) misclustered(racer int) (wrong, n int, ok bool) {
+	ci := v.facts.Clusters
+	rs := v.table.Rounds[racer]
+	k := min(v.cursorRound(), len(rs))
+	if ci == nil || k == 0 || rs[k-1].Assign == nil {
+		return 0, 0, false
+	}
+	for i, a := range rs[k-1].Assign {
+		if i < len(ci.Labels) && a != ci.Labels[i] {
+			wrong++
+		}
+	}
+	return wrong, len(ci.Labels), true
 }
 
 // pickMember chooses which of a band's members row q of n shows. The
 // band's clients are ordered wrong ones first; the wrong ones get rows in
-// proportion to their share of the band (at least one when there is any,
-// so 2 % stays visible), the others the rest, each group sampled evenly.
+// proportion to their share of the band (rounded: 2 % of a band shown in
+// six rows is no row — the gutter and the caption count them), the others
+// the rest, each group sampled evenly. So the share of ✗ cells in the
+// newest column is the misclustered share, to within one row.
 func pickMember(members, rows, q, wrong int) int {
 	if members <= rows {
 		return min(q, members-1)
 	}
-	wrongRows := 0
-	if wrong > 0 {
-		wrongRows = min(max(1, int(math.Round(float64(rows)*float64(wrong)/float64(members)))), rows-1, wrong)
-	}
+	wrongRows := min(int(math.Round(float64(rows)*float64(wrong)/float64(members))), rows, wrong)
 	if q < wrongRows {
 		return min(wrong-1, int((float64(q)+0.5)*float64(wrong)/float64(wrongRows)))
 	}
@@ -376,14 +396,18 @@ func (v *clusterView) gridAxis(shown []experiment.Round, cols int) string {
 			put(k, "▲ phase 2")
 		}
 	}
-	return v.c.styles.muted.Render(padRight("  round", gutterWidth)) + string(axis)
+	return v.c.styles.muted.Render(chart.PadRight("  round", gutterWidth)) + string(axis)
 }
 
-// clusterCaption explains γ and κ in words under the charts.
+// clusterCaption prints the family's constants, each with its meaning,
+// under the charts.
 func clusterCaption(ci *experiment.ClusterInfo) string {
 	if ci == nil || ci.K == 0 {
 		return ""
 	}
-	return fmt.Sprintf("γ=%.2g: η × the largest local curvature (Phase 2 is stable below 1); κ=%.2g: how much the local steps inflate the error",
-		ci.Gamma, ci.Kappa)
+	parts := make([]string, len(ci.Constants))
+	for i, c := range ci.Constants {
+		parts[i] = fmt.Sprintf("%s=%.2g: %s", c.Name, c.Value, c.Meaning)
+	}
+	return strings.Join(parts, "; ")
 }

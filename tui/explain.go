@@ -10,55 +10,42 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// storyMinWidth is the narrowest terminal that shows the story beside the
-// charts; narrower ones show it in the help.
-const storyMinWidth = 100
-
 // story is the family's explanation of the scenario, or "".
-func story(sc experiment.Scenario) string {
-	if s, ok := sc.Family.(experiment.Storyteller); ok {
-		return s.Story(sc)
+func story(sc experiment.Scenario) string { return sc.Family.Story(sc) }
+
+// caption is the story in a sentence or two, for screens where no side
+// panel fits: the family's own caption, else the story's first sentence.
+func caption(sc experiment.Scenario) string {
+	if c, ok := sc.Family.(interface {
+		Caption(experiment.Scenario) string
+	}); ok {
+		return c.Caption(sc)
 	}
-	return ""
+	s := story(sc)
+	if i := strings.Index(s, ". "); i > 0 {
+		return s[:i+1]
+	}
+	return s
 }
 
-// withStory draws body into w×h, with the story in a panel on the right
-// when it is on and the terminal has room.
-func withStory(c *common, sc experiment.Scenario, w, h int, body func(w, h int) string) string {
-	text := story(sc)
-	if !c.story || text == "" || w < storyMinWidth {
-		return body(w, h)
+// explain puts the words of the screen into a layout: a lesson's step, or
+// the story (side panel) and its caption, unless i hid them.
+func (c *common) explain(l *layout, sc experiment.Scenario) {
+	if !c.story {
+		return
 	}
-	pw := min(max(w/4, 28), 44)
-	left := body(w-pw-2, h)
-	st := c.styles
-	panel := strings.Split(ansi.Wrap(st.muted.Render(text), pw, " "), "\n")
-	panel = append([]string{st.caption.Render("What to look for") + st.muted.Render(" (i hides)")}, panel...)
-	ll := strings.Split(left, "\n")
-	var b strings.Builder
-	for i := 0; i < h; i++ {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		l := ""
-		if i < len(ll) {
-			l = ll[i]
-		}
-		b.WriteString(padRight(l, w-pw-2) + "  ")
-		if i < len(panel) {
-			b.WriteString(panel[i])
-		}
+	if c.lesson != nil {
+		c.lesson.explain(l)
+		return
 	}
-	return b.String()
-}
-
-// withStory is withStory for the race's scenario.
-func (r *race) withStory(w, h int, body func(w, h int) string) string {
-	return withStory(r.c, r.sc, w, h, body)
+	l.panel = "What to look for (i hides)"
+	l.story = story(sc)
+	l.caption = caption(sc)
+	l.capLines = 2
 }
 
 // explainActions are the keys of the explanations: the story and the theory
@@ -72,13 +59,10 @@ func (r *race) explainActions() []action {
 func explainActions(c *common, sc experiment.Scenario, theory bool) []action {
 	var out []action
 	if story(sc) != "" {
-		out = append(out, action{keys: []string{"i"}, help: "story beside the charts (≥ 100 columns; always in this help)", hint: "story", group: "view",
+		out = append(out, action{keys: []string{"i"}, help: "the story: beside the charts where they keep their width, else a caption under them (always in this help)", hint: "story", group: "view",
 			run: func() tea.Cmd {
 				c.story = !c.story
 				c.version++
-				if c.story && c.width < storyMinWidth {
-					c.notice = fmt.Sprintf("the story needs %d columns; ? shows it", storyMinWidth)
-				}
 				return nil
 			}})
 	}
@@ -106,7 +90,7 @@ func (r *race) hasTheory() bool {
 
 // exportWith writes an export: a CSV with write, and its JSON sidecar, named
 // after the preset, the seed and the keys that differ from the preset.
-func exportWith(c *common, sc experiment.Scenario, rows int, partial bool, upTo int, write func(io.Writer) error) tea.Cmd {
+func exportWith(c *common, sc experiment.Scenario, rows int, partial bool, upTo int, hidden []string, write func(io.Writer) error) tea.Cmd {
 	args := c.catalog.Command(sc)
 	base := exportName(sc, args)
 	sidecar := map[string]any{
@@ -119,6 +103,9 @@ func exportWith(c *common, sc experiment.Scenario, rows int, partial bool, upTo 
 	}
 	if partial {
 		sidecar["rounds_exported"] = upTo
+	}
+	if len(hidden) > 0 {
+		sidecar["hidden_racers_left_out"] = hidden
 	}
 	return func() tea.Msg {
 		// A new file beside the working directory, never over an existing
@@ -141,7 +128,7 @@ func exportWith(c *common, sc experiment.Scenario, rows int, partial bool, upTo 
 				err = cerr
 			}
 		}
-		return exportedMsg{path: path, sidecar: side, rows: rows, partial: partial, err: err}
+		return exportedMsg{path: path, sidecar: side, rows: rows, partial: partial, hidden: hidden, err: err}
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/fedscope/fedscope/experiment"
 	"github.com/muesli/termenv"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // action is one key binding of the current view: the keys, what the help
@@ -53,22 +55,6 @@ func find(actions []action, key string) (action, bool) {
 		}
 	}
 	return action{}, false
-}
-
-// knownKeys are keys fedscope binds somewhere, with what they do there: a
-// key that does not act on the current view says so instead of doing
-// something else silently.
-var knownKeys = map[string]string{
-	"[": "steps η down", "]": "steps η up", "-": "steps the local steps down", "+": "steps the local steps up",
-	"h": "lowers the heterogeneity", "H": "raises the heterogeneity", "o": "shrinks the covariate subspace r",
-	"O": "grows the covariate subspace r", "b": "shrinks the minibatch", "B": "grows the minibatch",
-	"a": "chooses the algorithms", "x": "switches the x axis", "c": "switches the racer of the cluster grid",
-	"d": "races on a data file", "z": "zooms the y axis", ".": "steps one round while paused",
-	"<": "slows the playback", ">": "speeds up the playback", "tab": "switches the chart shown",
-	"left": "moves the round cursor", "right": "moves the round cursor", "home": "moves the round cursor",
-	"end": "moves the round cursor", "g": "switches the FG ratio", "f": "switches the federated error",
-	"S": "stops the sweep", "l": "switches log/linear y", "e": "exports", "n": "draws a new seed",
-	"r": "restarts", " ": "pauses", "i": "shows the story", "t": "shows the theory overlays",
 }
 
 // hintBar renders the hints of the actions that have one, as many as fit the
@@ -121,7 +107,7 @@ func helpColumns(st styles, actions []action, w int) string {
 			cols[i] = append(cols[i], st.caption.Render(g))
 		}
 		for _, a := range groups[g] {
-			line := st.text.Render(padRight(a.name(), kw)) + "  " + st.muted.Render(a.help)
+			line := st.text.Render(chart.PadRight(a.name(), kw)) + "  " + st.muted.Render(a.help)
 			cols[i] = append(cols[i], line)
 		}
 		for _, l := range cols[i] {
@@ -153,7 +139,7 @@ func helpColumns(st styles, actions []action, w int) string {
 					line.WriteString("   ")
 				}
 				if i < end-1 {
-					cell = padRightANSI(cell, widths[i])
+					cell = chart.PadRight(cell, widths[i])
 				}
 				line.WriteString(cell)
 			}
@@ -164,15 +150,6 @@ func helpColumns(st styles, actions []action, w int) string {
 	}
 	return strings.TrimRight(strings.Join(blocks, "\n"), "\n")
 }
-
-func padRight(s string, w int) string {
-	if n := ansi.StringWidth(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
-
-func padRightANSI(s string, w int) string { return padRight(s, w) }
 
 // Key is one binding as the help lists it: how the keys are written, what
 // they do and the help column they belong to.

@@ -7,7 +7,9 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // pickItem is one line of a picker.
@@ -110,20 +112,13 @@ func (p picker) view(st styles, w, h int) string {
 	} else {
 		b.WriteString(st.muted.Render(hint))
 	}
-	return fitBox(b.String(), w, h)
+	return chart.FitBox(b.String(), w, h)
 }
 
-// algorithmPicker offers the racers the family suggests (its presets'
-// racers, or its Menu) plus whatever the current scenario already races.
+// algorithmPicker offers the racers the family suggests (its Menu) plus
+// whatever the current scenario already races.
 func algorithmPicker(sc experiment.Scenario) picker {
-	var cands []experiment.RacerSpec
-	if m, ok := sc.Family.(experiment.RacerMenu); ok {
-		cands = m.Menu(sc)
-	} else {
-		for _, p := range sc.Family.Presets() {
-			cands = append(cands, racersOf(p.Scenario())...)
-		}
-	}
+	cands := sc.Family.Menu(sc)
 	current := racersOf(sc)
 	var items []pickItem
 	seen := map[string]bool{}

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/fedscope/fedscope/experiment"
 	"github.com/muesli/termenv"
+
+	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/tui/chart"
 )
 
 // theme is a set of colours chosen for one background: every text colour
@@ -50,9 +52,9 @@ type look struct {
 	color int
 }
 
-// glyphs are the racers' glyphs; lineGlyph draws with asciigraph's box
+// glyphs are the racers' glyphs; chart.LineGlyph draws with asciigraph's box
 // characters.
-var glyphs = []rune{lineGlyph, '•', '×', '+', 'o', '#', '*', '~', '%', '@', '=', '^'}
+var glyphs = []rune{chart.LineGlyph, '•', '×', '+', 'o', '#', '*', '~', '%', '@', '=', '^'}
 
 // Glyphs of the chart furniture.
 const (
@@ -63,21 +65,12 @@ const (
 	spreadGlyph    = '·' // a sweep's second statistic (the median)
 )
 
-// wellKnown fixes the looks of the racers of the presets, so that the
-// paradox's four keep the same glyphs and colours on every screen.
-var wellKnown = map[string]int{
-	"fedavg:s=1": 0, "fedavg:s=5": 1, "fedavg": 2, "fedprox": 3, "fedavg:s=10": 4, "fedavg:s=2": 5, "fedavg:s=20": 6,
-	"krr": 0, "dkrr": 1, "fednewton": 2,
-	"fedlrgd:r=3": 0, "fedlrgd:r=5": 1, "fedlrgd": 2, "fedlrgd:r=40": 3,
-	"fedmd": 0, "random": 1,
-}
-
 // looksOf assigns looks from the racers' identities, not their positions:
 // adding or removing a racer never changes another's look. A racer's look
-// is its well-known one, or one derived from a hash of its spec; if two
-// racers of the list want the same look, the one whose spec sorts later
-// moves to the next free look.
-func looksOf(specs []experiment.RacerSpec) []look {
+// is the well-known one its family fixes (Family.Looks), or one derived from
+// a hash of its spec; if two racers of the list want the same look, the one
+// whose spec sorts later moves to the next free look.
+func looksOf(specs []experiment.RacerSpec, wellKnown map[string]int) []look {
 	type want struct {
 		id   string
 		slot int

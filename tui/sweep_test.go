@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/fedscope/fedscope/experiment"
 )
 
@@ -40,7 +41,9 @@ func fakeSweep(ctx context.Context, sc experiment.Scenario, emit func(experiment
 // others read one value per metric.
 func fakeRow(sc experiment.Scenario, metrics, i, r, tr int) []float64 {
 	if sc.Get("fg_ratio") != "" {
-		return []float64{100/(1+float64(i)) + float64(r), 50, 1, 1}
+		// The federation gain's raw row: the realised Γ, the two clients'
+		// local errors, then their federated errors (one value each).
+		return []float64{1.6 * sc.Sweep.Grid[i], 100/(1+float64(i)) + float64(r) + float64(tr)/10, 10 / (1 + float64(i)), 1, 1}
 	}
 	row := make([]float64, metrics)
 	for k := range row {
@@ -74,8 +77,8 @@ func TestSweepPresetOpensTheSweepView(t *testing.T) {
 	}
 	h.exec(func() tea.Msg { return sweepFrameMsg{v.runID} })
 	screen := h.screen()
-	for _, want := range []string{"fedscope · polynomial", "MSE", "30/30", "done", "FedAvg s=1", "FedProx"} {
-		if !strings.Contains(screen, want) {
+	for _, want := range []string{"fedscope · polynomial", "mse", "30/30", "done", "FedAvg s=1", "FedProx"} {
+		if !strings.Contains(strings.ToLower(screen), strings.ToLower(want)) {
 			t.Errorf("screen lacks %q:\n%s", want, screen)
 		}
 	}
@@ -239,12 +242,12 @@ func TestSweepCursorReadsTheMeans(t *testing.T) {
 	h.key("left") // the second-to-last value
 	p := len(v.table.Grid) - 2
 	screen := strings.Join(strings.Fields(h.screen()), " ")
-	if !strings.Contains(screen, "cursor: samples="+experiment.FormatFloat(v.table.Grid[p])) {
+	if !strings.Contains(screen, "reading samples="+experiment.FormatFloat(v.table.Grid[p])) {
 		t.Errorf("status lacks the cursor's value:\n%s", h.screen())
 	}
 	for r, label := range v.table.Labels {
 		mean, _, _ := v.table.Stat(p, r, 0)
-		want := label + " " + v.table.Metrics[0].Name + " " + formatValue(mean)
+		want := label + " " + formatValue(mean)
 		if !strings.Contains(screen, want) {
 			t.Errorf("legend lacks %q:\n%s", want, h.screen())
 		}

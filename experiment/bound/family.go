@@ -16,14 +16,20 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Family is paper 002's family; its zero value is ready to use.
-type Family struct{}
+// Family is paper 002's family.
+var Family = experiment.Define(experiment.Definition[Config, *Data]{
+	Name:    "bound",
+	Paper:   "002_180ceb86164b5329.txt (docs/papers.md §3)",
+	Compute: compute{},
+	Present: present{},
+})
 
-// Name implements experiment.Family.
-func (Family) Name() string { return "bound" }
-
-// Paper implements experiment.Family.
-func (Family) Paper() string { return "002_180ceb86164b5329.txt (docs/papers.md §3)" }
+// compute is what the engine runs (experiment.Computation), present what
+// the front ends say (experiment.Presentation).
+type (
+	compute struct{}
+	present struct{}
+)
 
 // Config is the family's part of a scenario.
 type Config struct {
@@ -33,8 +39,6 @@ type Config struct {
 	Tau              int     // local SGD steps τ of racers that do not pin tau=
 	Racers           []experiment.RacerSpec
 }
-
-func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
 
 // KindFedAvg is the one algorithm of the family.
 const KindFedAvg = "fedavg"
@@ -51,8 +55,8 @@ var (
 	cLadder = []float64{0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 100}
 )
 
-// Presets implements experiment.Family.
-func (Family) Presets() []experiment.Preset {
+// Presets implements experiment.Computation.
+func (compute) Presets() []experiment.Preset {
 	return []experiment.Preset{{Name: "fedavg-bound",
 		Summary: "FedAvg with τ local SGD steps under the convergence bound of the lecture notes, and its client drift (paper 002, Thm 2.1)",
 		Build:   fedavgBound}}
@@ -63,50 +67,47 @@ func (Family) Presets() []experiment.Preset {
 // steps, η = 1/(4L), uniform averaging, T = 100 rounds.
 func fedavgBound() experiment.Scenario {
 	return experiment.Scenario{
-		Family: Family{},
+		Family: Family,
 		Rounds: 100,
 		Seed:   1,
 		Config: Config{Clients: 10, Samples: 100, DirichletC: 1, Tau: 5, Racers: []experiment.RacerSpec{{Kind: KindFedAvg}}},
 	}
 }
 
-// Knobs implements experiment.Family.
-func (Family) Knobs(experiment.Scenario) []experiment.Knob {
+// Knobs implements experiment.Computation.
+func (compute) Knobs(experiment.Scenario, Config) []experiment.Knob {
 	return []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η (0 = 1/(4L), the largest Thm 2.1 allows)", true, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η", Step: stepEta}),
 		experiment.IntKnob("local_steps", "local SGD steps τ of racers that do not pin tau", 1, 1000, func(c *Config) *int { return &c.Tau }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "τ", Desc: "local steps τ",
-				Step: experiment.LadderStep(tauLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).Tau) },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Tau = int(v) }) })}),
+				Step: experiment.LadderStep(tauLadder, func(c *Config) *int { return &c.Tau })}),
 		experiment.IntKnob("clients", "number of clients M", 1, 1000, func(c *Config) *int { return &c.Clients }),
 		experiment.IntKnob("samples", "points per client", 1, 100_000, func(c *Config) *int { return &c.Samples }),
 		experiment.FloatKnob("dirichlet_c", "heterogeneity: client class shares from Dir(c, c) (100 ≈ IID, 0.1 highly skewed)", false,
 			func(c *Config) *float64 { return &c.DirichletC }).
 			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "ζ", Desc: "heterogeneity ζ (class skew)",
-				Step: func(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
+				Step: experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
 					// More heterogeneity is a smaller c.
-					experiment.Update(&sc, func(c *Config) { c.DirichletC = experiment.StepLadder(cLadder, c.DirichletC, !up) })
-					return sc, nil
-				}}),
+					c.DirichletC = experiment.StepLadder(cLadder, c.DirichletC, !up)
+					return nil
+				})}),
 		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
 	}
 }
 
 // stepEta moves η along its ladder, from 1/(4L) when η is automatic.
-func stepEta(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	c := cfg(sc)
+var stepEta = experiment.StepOf(func(sc experiment.Scenario, c *Config, up bool) error {
 	cur := c.Eta
 	if cur == 0 {
 		cur = generate(c.Clients, c.Samples, c.DirichletC, sc.Seed).stepLimit()
 	}
-	experiment.Update(&sc, func(c *Config) { c.Eta = experiment.StepLadder(etaLadder, cur, up) })
-	return sc, nil
-}
+	c.Eta = experiment.StepLadder(etaLadder, cur, up)
+	return nil
+})
 
-// Validate implements experiment.Family.
-func (Family) Validate(sc experiment.Scenario) error {
-	c := cfg(sc)
+// Validate implements experiment.Computation.
+func (compute) Validate(_ experiment.Scenario, c Config) error {
 	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
 		return err
 	}
@@ -125,15 +126,6 @@ func (Family) Validate(sc experiment.Scenario) error {
 	return nil
 }
 
-// Help implements experiment.Family.
-func (Family) Help(experiment.Scenario) string {
-	return "Top: the running average over every local step so far of F(x̄) − F*, the left side of Thm 2.1, " +
-		"under the theorem's right side D²/(2ητT) + ησ²/M + 4τη²Lσ² + 18τ²η²Lζ² (dashed, same colour). " +
-		"Only the first term falls with T: with a constant η the bound has a floor, so the notes' closing " +
-		"\"= O(1/(τT))\" does not hold for a constant step. Bottom: the client drift ‖x_i − x̄‖² under 18τ²η²ζ² + 4τη²σ². " +
-		"σ², ζ are bounded over the ball ‖x − x*‖ ≤ D, where the iterates stay."
-}
-
 // metrics are the per-round metrics (docs/papers.md §3.2, §8).
 var metrics = []experiment.Metric{
 	{Name: "subopt", Caption: "suboptimality F(x_t) − F*", Short: "F−F*", Log: true},
@@ -144,13 +136,12 @@ var metrics = []experiment.Metric{
 	{Name: "accuracy", Caption: "training accuracy of sign(xᵀw)", Short: "acc"},
 }
 
-// Metrics implements experiment.Family.
-func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
+// Metrics implements experiment.Computation.
+func (compute) Metrics(experiment.Scenario, Config) []experiment.Metric { return metrics }
 
-// Racers implements experiment.Family.
-func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
-	c := cfg(sc)
-	var out []experiment.Racer
+// Racers implements experiment.Computation.
+func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*Data] {
+	var out []experiment.RacerOf[*Data]
 	seen := map[string]bool{}
 	for _, spec := range c.Racers {
 		t, _ := spec.Opt("tau")
@@ -170,7 +161,7 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 			continue
 		}
 		seen[label] = true
-		out = append(out, experiment.Racer{Label: label, Spec: spec, Run: runner(eta, tau, sc.Seed)})
+		out = append(out, experiment.RacerOf[*Data]{Label: label, Spec: spec, Run: runner(eta, tau, sc.Seed)})
 	}
 	return out
 }
@@ -179,9 +170,8 @@ func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
 // bounds beside the measured values, after round 0: the start x⁽⁰⁾ = 0
 // (docs/papers.md §8), where no local step has run yet, so the running average,
 // its bound (D²/(2ητT) at T = 0) and the drift are not measured there.
-func runner(eta float64, tau int, seed uint64) func(context.Context, any, int, func(experiment.Round)) error {
-	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
-		d := data.(*Data)
+func runner(eta float64, tau int, seed uint64) func(context.Context, *Data, int, func(experiment.Round)) error {
+	return func(ctx context.Context, d *Data, rounds int, emit func(experiment.Round)) error {
 		if eta == 0 {
 			eta = d.stepLimit()
 		}
@@ -197,45 +187,12 @@ func runner(eta float64, tau int, seed uint64) func(context.Context, any, int, f
 	}
 }
 
-// DataKey implements experiment.Family.
-func (Family) DataKey(sc experiment.Scenario) string {
-	c := cfg(sc)
+// DataKey implements experiment.Computation.
+func (compute) DataKey(sc experiment.Scenario, c Config) string {
 	return fmt.Sprintf("%d|%d|%v|%d", c.Clients, c.Samples, c.DirichletC, sc.Seed)
 }
 
-// Prepare implements experiment.Family.
-func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
-	c := cfg(sc)
+// Prepare implements experiment.Computation.
+func (compute) Prepare(_ context.Context, sc experiment.Scenario, c Config, _ func(experiment.Progress)) (*Data, error) {
 	return generate(c.Clients, c.Samples, c.DirichletC, sc.Seed), nil
-}
-
-// Facts implements experiment.Family: the constants of the bound, and a
-// warning when η exceeds the step Thm 2.1 assumes.
-func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
-	c := cfg(sc)
-	f := experiment.Facts{Charts: []string{"subopt_avg", "drift"}}
-	eta := "1/(4L)"
-	if c.Eta > 0 {
-		eta = experiment.FormatFloat(c.Eta)
-	}
-	f.Summary = fmt.Sprintf("M=%d × %d points, d=3, Dir(%s) classes, η=%s, τ=%d", c.Clients, c.Samples,
-		experiment.FormatFloat(c.DirichletC), eta, c.Tau)
-	d, ok := data.(*Data)
-	if !ok {
-		return f
-	}
-	f.Summary += fmt.Sprintf(" · L=%.3g, ζ=%.3g, σ²=%.3g, D=%.3g", d.L, d.Zeta, d.Sigma2, d.D)
-	f.Notes = append(f.Notes, fmt.Sprintf("bound constants: L = max_i 2λ_max(X_iᵀX_i/n_i) = %.3g; σ² = %.3g and ζ = %.3g bounded over ‖x − x*‖ ≤ D = %.3g; 1/(4L) = %.3g",
-		d.L, d.Sigma2, d.Zeta, d.D, d.stepLimit()))
-	for _, r := range (Family{}).Racers(sc) {
-		eta, pinned := r.Spec.Opt("eta")
-		if !pinned {
-			eta = c.Eta
-		}
-		if eta > d.stepLimit() {
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s: η=%.3g exceeds 1/(4L)=%.3g, so Thm 2.1 does not apply and its bound is drawn outside its regime",
-				r.Label, eta, d.stepLimit()))
-		}
-	}
-	return f
 }

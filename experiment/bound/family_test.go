@@ -13,7 +13,7 @@ import (
 // running average, its bound and the drift are not measured before the
 // first local step (empty), the drift bound is the same constant as later.
 func TestRoundZero(t *testing.T) {
-	sc := (Family{}).Presets()[0].Scenario()
+	sc := Family.Presets()[0].Scenario()
 	sc.Rounds = 2
 	table := experiment.NewTable(sc)
 	res, err := experiment.NewEngine().Run(context.Background(), sc, experiment.Observer{Round: table.Add})

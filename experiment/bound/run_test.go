@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 )
 
-var catalog = experiment.NewCatalog(Family{})
+var catalog = experiment.NewCatalog(Family)
 
 // Positions of the metrics in a round's values.
 var (
@@ -83,7 +83,7 @@ func TestPresetUnderBound(t *testing.T) {
 			t.Errorf("round %d: bound %v, Bound(η = 1/(4L), τ = 5, t, M = 10) = %v", r.Index, bound, want)
 		}
 	}
-	if w := (Family{}).Facts(sc, d).Warnings; len(w) != 0 {
+	if w := Family.Facts(sc, d).Warnings; len(w) != 0 {
 		t.Errorf("warnings in the theorem's regime: %q", w)
 	}
 }

@@ -16,11 +16,7 @@ import (
 // Run checks the guard on the run scenario sc (keep it small: it is run).
 func Run(t *testing.T, sc experiment.Scenario) {
 	t.Helper()
-	est, ok := sc.Family.(experiment.MemoryEstimator)
-	if !ok {
-		t.Fatalf("family %s has no memory estimate", sc.Family.Name())
-	}
-	need, knob := est.Memory(sc)
+	need, knob := sc.Family.Memory(sc)
 	if need == 0 || knob == "" {
 		t.Fatalf("Memory = %d bytes, knob %q; want a positive estimate and a knob", need, knob)
 	}
@@ -51,14 +47,13 @@ func Run(t *testing.T, sc experiment.Scenario) {
 // not fit, and run (on fewer workers if need be) when one point does.
 func Sweep(t *testing.T, sc experiment.Scenario) {
 	t.Helper()
-	est := sc.Family.(experiment.MemoryEstimator)
 	var need uint64
 	for i := range sc.Sweep.Grid {
 		p, err := sc.PointScenario(i, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, _ := est.Memory(p)
+		n, _ := p.Family.Memory(p)
 		need = max(need, n)
 	}
 	limit := experiment.Headroom(need)

@@ -16,8 +16,7 @@ import (
 // sweep may change the value it is compared with: the option's knob is
 // the swept one, or the sweep adjusts other knobs at each value (the
 // covariate sweep's η = 0.1·r/d).
-func (Family) Canonical(sc experiment.Scenario) experiment.Scenario {
-	c := cfg(sc)
+func (sweeps) Canonical(sc experiment.Scenario, c Config) Config {
 	varies := func(knob string) bool { return sc.Sweep.Knob == knob || sc.Sweep.Adjust != nil }
 	var out []experiment.RacerSpec
 	for _, r := range c.Racers {
@@ -40,6 +39,6 @@ func (Family) Canonical(sc experiment.Scenario) experiment.Scenario {
 			out = append(out, spec)
 		}
 	}
-	experiment.Update(&sc, func(c *Config) { c.Racers = out })
-	return sc
+	c.Racers = out
+	return c
 }

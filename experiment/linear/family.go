@@ -5,23 +5,29 @@
 package linear
 
 import (
-	"fmt"
-	"math"
-	"strings"
-
 	"github.com/fedscope/fedscope/datasets"
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/model"
 )
 
-// Family is paper 000's family; its zero value is ready to use.
-type Family struct{}
+// Family is paper 000's family.
+var Family = experiment.Define(experiment.Definition[Config, *model.Problem]{
+	Name:    "linear",
+	Paper:   "000_8dadcc9301cefdf4.txt (docs/papers.md §1)",
+	Compute: compute{},
+	Present: present{},
+	Sweeps:  sweeps{},
+	Lessons: lessons(),
+})
 
-// Name implements experiment.Family.
-func (Family) Name() string { return "linear" }
-
-// Paper implements experiment.Family.
-func (Family) Paper() string { return "000_8dadcc9301cefdf4.txt (docs/papers.md §1)" }
+// compute is what the engine runs (experiment.Computation), present what
+// the front ends say (experiment.Presentation), sweeps how the sweep
+// presets are evaluated (experiment.Sweeps).
+type (
+	compute struct{}
+	present struct{}
+	sweeps  struct{}
+)
 
 // kind is what a scenario of the family does.
 type kind int
@@ -49,31 +55,20 @@ type Config struct {
 	RatioOfMeans bool
 }
 
-func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
-
 // Kinds of racer.
 const (
 	KindFedAvg  = "fedavg"
 	KindFedProx = "fedprox"
 )
 
-// Limits of the knobs.
-const (
-	maxClients = 10_000
-	maxDim     = 2_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-)
-
 // racerKinds is the racer syntax of the family.
 var racerKinds = []experiment.RacerKind{
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}, {Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
-	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "b", Min: 0, Max: maxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "b", Min: 0, Max: experiment.MaxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "b", Min: 0, Max: experiment.MaxSamples}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 }
 
-// Validate implements experiment.Family.
-func (Family) Validate(sc experiment.Scenario) error {
-	c := cfg(sc)
+// Validate implements experiment.Computation.
+func (compute) Validate(sc experiment.Scenario, c Config) error {
 	if err := c.Data.Validate(); err != nil {
 		return &experiment.InputError{Msg: err.Error()}
 	}
@@ -95,50 +90,5 @@ func (Family) Validate(sc experiment.Scenario) error {
 	if !sc.IsSweep() {
 		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
 	}
-	return validateSweep(sc)
-}
-
-// Help implements experiment.Family.
-func (Family) Help(sc experiment.Scenario) string {
-	switch cfg(sc).Kind {
-	case fedGainKind:
-		return "FG = local error / federated error of one client, per trial (FG > 1: joining helps; dashed: FG = 1). " +
-			"The curve is the mean of the per-trial FG (fg_stat=ratio_of_means: the ratio of trial-averaged errors); " +
-			"the second line is its median, the band its 10–90 % spread over the trials. " +
-			"At r = n_j the data-scarce client's local design is square: its min-norm error has infinite expected square, " +
-			"so single trials spike (FG up to thousands) and the mean jumps there — the point is marked; read the median. " +
-			"On the Γ sweep, x labels the x axis with the realised max-pairwise Γ, the paper's Γ (about 1.6 × the swept radius)."
-	case polynomialKind:
-		return "MSE = ∫(f̂ − U5)² dx, mean over trials; 1/MSE = 1/(mean MSE), as the paper plots it (the mean of the per-trial 1/MSE is written as inv_mse_trial). " +
-			"x labels the x axis with the total sample size N = M·n_i, the paper's x axis."
-	}
-	return "The ┄ line is the error of pooled least squares, the centralised optimum; ╌ lines (t) are the papers' predictions. " +
-		"grad_norm is the gradient of ℓ = (1/N)Σ‖y − Xθ‖², twice that of the 1/(2N) objective FedAvg s=1 minimises. " +
-		"Minibatch steps weigh each batch by 1/n_i (one epoch = one full-batch step, incremental gradient); batch_norm=batch uses 1/B."
-}
-
-// summary is the line under the title of a run; realised is the realised
-// max-pairwise Γ once the data are drawn (docs/papers.md §8: show it), NaN before.
-func summary(c Config, realised float64) string {
-	d := c.Data
-	var b strings.Builder
-	fmt.Fprintf(&b, "M=%d, d=%d, N=%d", d.Clients, d.Dim, d.TotalSamples())
-	if d.ScarceClients > 0 {
-		fmt.Fprintf(&b, " (%d×%d + %d×%d)", d.ScarceClients, d.ScarceSamples, d.Clients-d.ScarceClients, d.Samples)
-	}
-	fmt.Fprintf(&b, ", σ=%s, Γ=%s", experiment.FormatFloat(d.Noise), experiment.FormatFloat(d.Gamma))
-	if d.Gamma > 0 && !math.IsNaN(realised) {
-		fmt.Fprintf(&b, " (realised %.3g)", realised)
-	}
-	if d.SubspaceDim > 0 && d.SubspaceDim < d.Dim {
-		fmt.Fprintf(&b, ", r=%d", d.SubspaceDim)
-	}
-	fmt.Fprintf(&b, ", η=%s", experiment.FormatFloat(c.Eta))
-	if c.Batch > 0 {
-		fmt.Fprintf(&b, ", B=%d", c.Batch)
-		if c.BatchNorm == model.NormBatch {
-			b.WriteString(" (1/B steps)")
-		}
-	}
-	return b.String()
+	return validateSweep(c)
 }

@@ -241,7 +241,7 @@ func TestFedGainColumns(t *testing.T) {
 	if sc.Sweep.Axis != "gamma_realised" {
 		t.Errorf("axis %q, want gamma_realised", sc.Sweep.Axis)
 	}
-	ms := Family{}.SweepMetrics(sc)
+	ms := Family.Sweeps().SweepMetrics(sc)
 	if ms[0].Spread != "fg_scarce_median" || ms[0].TableOnly || !ms[1].TableOnly || !ms[1].Single {
 		t.Errorf("fg_scarce: %+v; median: %+v", ms[0], ms[1])
 	}
@@ -273,7 +273,7 @@ func TestFedGainColumns(t *testing.T) {
 // has no r axis.
 func TestSquareMark(t *testing.T) {
 	sc := preset(t, "fedgain-covariate")
-	ms := Family{}.SweepMetrics(sc)
+	ms := Family.Sweeps().SweepMetrics(sc)
 	var scarce, rich experiment.SweepMetric
 	for _, m := range ms {
 		switch m.Name {
@@ -290,7 +290,7 @@ func TestSquareMark(t *testing.T) {
 	if len(rich.Marks) != 0 {
 		t.Errorf("fg_rich marks %+v, want none", rich.Marks)
 	}
-	if ms := (Family{}).SweepMetrics(preset(t, "fedgain-model")); len(ms[0].Marks) != 0 {
+	if ms := Family.Sweeps().SweepMetrics(preset(t, "fedgain-model")); len(ms[0].Marks) != 0 {
 		t.Errorf("Γ sweep marks %+v", ms[0].Marks)
 	}
 }

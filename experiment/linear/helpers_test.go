@@ -7,7 +7,7 @@ import (
 )
 
 // catalog holds the one family of these tests.
-var catalog = experiment.NewCatalog(Family{})
+var catalog = experiment.NewCatalog(Family)
 
 // smallSweeps shrink each sweep preset so that it takes milliseconds, even
 // under -race, keeping its grid, racers and families.
@@ -37,3 +37,6 @@ func sweepScenario(t testing.TB, name string, extra ...string) experiment.Scenar
 func fedavg(s int) experiment.RacerSpec {
 	return experiment.RacerSpec{Kind: KindFedAvg, Opts: []experiment.RacerOpt{{Key: "s", Value: float64(s)}}}
 }
+
+// cfg reads a scenario's configuration back.
+func cfg(sc experiment.Scenario) Config { return sc.Config.(Config) }

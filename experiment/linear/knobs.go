@@ -1,7 +1,6 @@
 package linear
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/fedscope/fedscope/datasets"
@@ -19,23 +18,27 @@ var (
 	rLadder     = []float64{1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 700, 1000, 1500, 2000}
 )
 
-// Knobs implements experiment.Family: the data and racer keys of every kind,
-// the heterogeneity keys where the data have them, and the sweep keys of the
-// sweeps.
-func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
-	c := cfg(sc)
-	data := func(f func(*datasets.Linear) *int) func(*Config) *int {
-		return func(c *Config) *int { return f(&c.Data) }
+// Knobs implements experiment.Computation: the data and racer keys of every
+// kind, the heterogeneity keys where the data have them, and the sweep keys
+// of the sweeps.
+func (compute) Knobs(_ experiment.Scenario, c Config) []experiment.Knob {
+	out := append(stepKnobs(), dataKnobs(c.Kind != polynomialKind)...)
+	if c.Kind != runKind {
+		out = append(out, sweepKnobs(c.Kind)...)
 	}
-	out := []experiment.Knob{
+	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
+}
+
+// stepKnobs are the racers' local updates: η, s and the minibatches.
+func stepKnobs() []experiment.Knob {
+	return []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
-				Step: experiment.LadderStep(etaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Eta },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Eta = v }) })}),
-		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, maxSteps,
+				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
+		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, experiment.MaxSteps,
 			func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
-		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, maxSamples, func(c *Config) *int { return &c.Batch }).
+		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, experiment.MaxSamples, func(c *Config) *int { return &c.Batch }).
 			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
 		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
 			"the paper's reading, docs/papers.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
@@ -45,88 +48,86 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 				c.BatchNorm = n
 				return err
 			}),
-		experiment.IntKnob("clients", "number of clients M", 1, maxClients, data(func(d *datasets.Linear) *int { return &d.Clients })),
-		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, data(func(d *datasets.Linear) *int { return &d.Dim })),
-		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, maxSamples, data(func(d *datasets.Linear) *int { return &d.Samples })),
 	}
-	if c.Kind != polynomialKind {
+}
+
+// dataField reaches a whole-number field of the federation.
+func dataField(f func(*datasets.Linear) *int) func(*Config) *int {
+	return func(c *Config) *int { return f(&c.Data) }
+}
+
+// dataKnobs are the federation's sizes and noise and, with heterogeneity
+// (all but the polynomial fit), its data-scarce clients, Γ and the
+// covariate subspace.
+func dataKnobs(heterogeneity bool) []experiment.Knob {
+	out := []experiment.Knob{
+		experiment.IntKnob("clients", "number of clients M", 1, experiment.MaxClients, dataField(func(d *datasets.Linear) *int { return &d.Clients })),
+		experiment.IntKnob("dim", "feature dimension d", 1, experiment.MaxDim, dataField(func(d *datasets.Linear) *int { return &d.Dim })),
+		experiment.IntKnob("samples", "samples n_i per (data-rich) client", 1, experiment.MaxSamples, dataField(func(d *datasets.Linear) *int { return &d.Samples })),
+	}
+	if heterogeneity {
 		out = append(out,
-			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, maxClients, data(func(d *datasets.Linear) *int { return &d.ScarceClients })),
-			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, maxSamples, data(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
+			experiment.IntKnob("scarce_clients", "how many clients are data-scarce", 0, experiment.MaxClients, dataField(func(d *datasets.Linear) *int { return &d.ScarceClients })),
+			experiment.IntKnob("scarce_samples", "samples n_i per data-scarce client (0 with no data-scarce clients)", 0, experiment.MaxSamples, dataField(func(d *datasets.Linear) *int { return &d.ScarceSamples })))
 	}
 	out = append(out, experiment.FloatKnob("noise", "label noise σ", true, func(c *Config) *float64 { return &c.Data.Noise }))
-	if c.Kind != polynomialKind {
-		out = append(out,
-			experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
-				WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
-					Step: experiment.LadderStep(gammaLadder, func(sc experiment.Scenario) float64 { return cfg(sc).Data.Gamma },
-						func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Data.Gamma = v }) })}),
-			experiment.TextKnob("gamma_scheme", "how Γ is realised: radius or exact",
-				func(c *Config) string { return c.Data.Scheme.String() },
-				func(c *Config, v string) error {
-					switch v {
-					case "radius":
-						c.Data.Scheme = datasets.GammaRadius
-					case "exact":
-						c.Data.Scheme = datasets.GammaExact
-					default:
-						return fmt.Errorf("must be radius or exact")
-					}
-					return nil
-				}),
-			experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, maxDim,
-				data(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
-				WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
+	if !heterogeneity {
+		return out
 	}
-	if c.Kind != runKind {
-		fedErr := experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
-			func(c *Config) string { return c.FedError.String() },
-			func(c *Config, v string) error {
-				e, err := model.ParseFedError(v)
-				c.FedError = e
-				return err
-			})
-		if c.Kind == fedGainKind {
-			// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (docs/papers.md §8).
-			fedErr = fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit"))
-		}
-		out = append(out, experiment.TrialsKnob(), fedErr)
+	return append(out,
+		experiment.FloatKnob("gamma", "model heterogeneity Γ", true, func(c *Config) *float64 { return &c.Data.Gamma }).
+			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Γ", Desc: "heterogeneity Γ",
+				Step: experiment.LadderStep(gammaLadder, func(c *Config) *float64 { return &c.Data.Gamma })}),
+		experiment.ChoiceKnob("gamma_scheme", "how Γ is realised: radius or exact", []string{"radius", "exact"},
+			func(c *Config) string { return c.Data.Scheme.String() },
+			func(c *Config, v string) {
+				c.Data.Scheme = datasets.GammaRadius
+				if v == "exact" {
+					c.Data.Scheme = datasets.GammaExact
+				}
+			}),
+		experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, experiment.MaxDim,
+			dataField(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
+			WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))
+}
+
+// sweepKnobs are the trials and how the federated error is measured and,
+// for the federation gain, how FG is formed and averaged.
+func sweepKnobs(k kind) []experiment.Knob {
+	fedErr := experiment.TextKnob("fed_error", "federated error of a sweep's gain: min (over rounds), final (round) or limit (closed form)",
+		func(c *Config) string { return c.FedError.String() },
+		func(c *Config, v string) error {
+			e, err := model.ParseFedError(v)
+			c.FedError = e
+			return err
+		})
+	if k != fedGainKind {
+		// The polynomial sweep keeps the limit: iterating would take ~1e5 rounds per fit (docs/papers.md §8).
+		return []experiment.Knob{experiment.TrialsKnob(), fedErr}
 	}
-	if c.Kind == fedGainKind {
-		out = append(out, experiment.TextKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)",
+	return []experiment.Knob{experiment.TrialsKnob(),
+		fedErr.WithLive(experiment.Cycle("fed_error", "f", "fed error", "federated error", "min", "final", "limit")),
+		experiment.ChoiceKnob("fg_ratio", "federation gain as the ratio of errors (norm) or of squared errors (squared)", []string{"norm", "squared"},
 			func(c *Config) string {
 				if c.Squared {
 					return "squared"
 				}
 				return "norm"
 			},
-			func(c *Config, v string) error {
-				switch v {
-				case "norm", "squared":
-					c.Squared = v == "squared"
-					return nil
+			func(c *Config, v string) { c.Squared = v == "squared" }).
+			WithLive(experiment.Cycle("fg_ratio", "g", "FG²", "FG as a ratio of errors or of squared errors", "norm", "squared")),
+		experiment.ChoiceKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
+			"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
+			"the median and the 10–90 % spread are written beside it either way", []string{"mean_of_ratios", "ratio_of_means"},
+			func(c *Config) string {
+				if c.RatioOfMeans {
+					return "ratio_of_means"
 				}
-				return fmt.Errorf("must be norm or squared")
-			}).WithLive(experiment.Cycle("fg_ratio", "g", "FG²", "FG as a ratio of errors or of squared errors", "norm", "squared")),
-			experiment.TextKnob("fg_stat", "how FG is averaged over the trials: mean_of_ratios (the mean of the per-trial FG, "+
-				"what the paper's figures average) or ratio_of_means (the trial-averaged local error over the trial-averaged federated error); "+
-				"the median and the 10–90 % spread are written beside it either way",
-				func(c *Config) string {
-					if c.RatioOfMeans {
-						return "ratio_of_means"
-					}
-					return "mean_of_ratios"
-				},
-				func(c *Config, v string) error {
-					switch v {
-					case "mean_of_ratios", "ratio_of_means":
-						c.RatioOfMeans = v == "ratio_of_means"
-						return nil
-					}
-					return fmt.Errorf("must be mean_of_ratios or ratio_of_means")
-				}).WithLive(experiment.Cycle("fg_stat", "m", "FG stat", "FG over the trials", "mean_of_ratios", "ratio_of_means")))
+				return "mean_of_ratios"
+			},
+			func(c *Config, v string) { c.RatioOfMeans = v == "ratio_of_means" }).
+			WithLive(experiment.Cycle("fg_stat", "m", "FG stat", "FG over the trials", "mean_of_ratios", "ratio_of_means")),
 	}
-	return append(out, experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }))
 }
 
 // followsLocalSteps reports whether some FedAvg racer follows local_steps.
@@ -141,61 +142,55 @@ func followsLocalSteps(c Config) bool {
 
 // stepLocalSteps moves s along its ladder; it says so when no racer follows
 // it (the change would show nothing).
-func stepLocalSteps(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
-	})
-	if c := cfg(sc); !followsLocalSteps(c) {
-		return sc, experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
+var stepLocalSteps = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	c.LocalSteps = int(experiment.StepLadder(stepsLadder, float64(c.LocalSteps), up))
+	if !followsLocalSteps(*c) {
+		return experiment.Errorf("local_steps=%d, but no racer follows it: add “FedAvg s=N” with a", c.LocalSteps)
 	}
-	return sc, nil
-}
+	return nil
+})
 
 // stepBatch moves the minibatch size along its ladder; 0 (full batch) sits
 // above every batch size smaller than n.
-func stepBatch(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		cur, n := c.Batch, c.Data.Samples
-		switch {
-		case up && cur == 0:
-		case up:
-			next := int(experiment.StepLadder(batchLadder, float64(cur), true))
-			if next >= n || next == cur {
-				next = 0
-			}
-			c.Batch = next
-		default:
-			if cur == 0 {
-				cur = n
-			}
-			c.Batch = int(experiment.StepLadder(batchLadder, float64(cur), false))
+var stepBatch = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	cur, n := c.Batch, c.Data.Samples
+	switch {
+	case up && cur == 0:
+	case up:
+		next := int(experiment.StepLadder(batchLadder, float64(cur), true))
+		if next >= n || next == cur {
+			next = 0
 		}
-	})
-	return sc, nil
-}
+		c.Batch = next
+	default:
+		if cur == 0 {
+			cur = n
+		}
+		c.Batch = int(experiment.StepLadder(batchLadder, float64(cur), false))
+	}
+	return nil
+})
 
 // stepSubspace moves the covariate subspace dimension r along its ladder,
 // with r = d (stored as 0, no covariate shift) at the top, and rescales η in
 // proportion to r as E000-4 does (docs/papers.md §1.9: η = 0.1·r/d keeps the
 // local steps stable as rows scaled by √(d/r) stiffen the local Hessians).
-func stepSubspace(sc experiment.Scenario, up bool) (experiment.Scenario, error) {
-	experiment.Update(&sc, func(c *Config) {
-		d := c.Data.Dim
-		cur := c.Data.SubspaceDim
-		if cur == 0 {
-			cur = d
-		}
-		next := min(int(experiment.StepLadder(rLadder, float64(cur), up)), d)
-		if next == cur {
-			return
-		}
-		// Round to 12 significant digits so that a round trip 100 → 30 → 100
-		// gives back η = 0.1 rather than 0.09999999999999999.
-		c.Eta, _ = strconv.ParseFloat(strconv.FormatFloat(c.Eta*float64(next)/float64(cur), 'g', 12, 64), 64)
-		c.Data.SubspaceDim = next
-		if next == d {
-			c.Data.SubspaceDim = 0
-		}
-	})
-	return sc, nil
-}
+var stepSubspace = experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
+	d := c.Data.Dim
+	cur := c.Data.SubspaceDim
+	if cur == 0 {
+		cur = d
+	}
+	next := min(int(experiment.StepLadder(rLadder, float64(cur), up)), d)
+	if next == cur {
+		return nil
+	}
+	// Round to 12 significant digits so that a round trip 100 → 30 → 100
+	// gives back η = 0.1 rather than 0.09999999999999999.
+	c.Eta, _ = strconv.ParseFloat(strconv.FormatFloat(c.Eta*float64(next)/float64(cur), 'g', 12, 64), 64)
+	c.Data.SubspaceDim = next
+	if next == d {
+		c.Data.SubspaceDim = 0
+	}
+	return nil
+})

@@ -6,7 +6,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Memory implements experiment.MemoryEstimator (issue 13): the float64
+// Memory implements experiment.Computation (issue 13): the float64
 // arrays of model.NewProblem and of the racers for the scenario's
 // federation (docs/papers.md §1.2 for the statistics):
 //   - the design and responses, N × (d+1), and the clients' truths;
@@ -20,8 +20,7 @@ import (
 //   - per worker of the parallel loops the eigensolver's scratch, 3d²;
 //   - per racer its workspace (d, the sample permutations), a minibatch
 //     racer's B×B kernel, and the rows of the run table.
-func (Family) Memory(sc experiment.Scenario) (uint64, string) {
-	c := cfg(sc)
+func (compute) Memory(sc experiment.Scenario, c Config) (uint64, string) {
 	d := c.Data
 	dim := d.Dim
 	var gramClients, rawSquares int
@@ -43,7 +42,7 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	// B when it pins b; the largest B names the knob when they dominate.
 	var batches uint64
 	batchKnob, largest := "batch", 0
-	for _, r := range resolve(sc) {
+	for _, r := range resolve(c) {
 		batches = experiment.SatAdd(batches, experiment.Floats(r.batch, r.batch))
 		if r.batch > largest {
 			largest = r.batch
@@ -74,3 +73,6 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	}
 	return total, knob
 }
+
+// InputFiles implements experiment.Computation: the family reads no files.
+func (compute) InputFiles(experiment.Scenario, Config) []string { return nil }

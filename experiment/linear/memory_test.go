@@ -24,12 +24,12 @@ func TestMemoryGuard(t *testing.T) {
 // numbers — 960 MB more. Two samples per client keep no Gram matrix.
 func TestMemoryOfLargeFederation(t *testing.T) {
 	sc := preset(t, "paradox", "clients=10000", "dim=2000", "samples=2")
-	need, knob := Family{}.Memory(sc)
+	need, knob := Family.Memory(sc)
 	if need > 16<<30 || knob != "clients" {
 		t.Errorf("2 samples per client (no Gram matrices): estimate %d bytes (knob %s), want well under 16 GB and the 10000 clients named", need, knob)
 	}
 	sc = preset(t, "paradox", "clients=10", "dim=2000", "samples=2000")
-	need, knob = Family{}.Memory(sc)
+	need, knob = Family.Memory(sc)
 	// 10 clients × 3 × 2000² × 8 bytes of statistics alone.
 	if want := uint64(10 * 3 * 2000 * 2000 * 8); need < want || knob != "dim" {
 		t.Errorf("estimate %d bytes (knob %s), want at least %d and knob dim", need, knob, want)
@@ -53,7 +53,7 @@ func TestMemoryNamesBatch(t *testing.T) {
 		{"algorithms=fedavg:b=1000000,fedprox", "algorithms", "algorithms=fedavg:b=1000000,fedprox: "},
 	} {
 		sc := preset(t, "paradox", append(base, test.set)...)
-		need, knob := Family{}.Memory(sc)
+		need, knob := Family.Memory(sc)
 		if need < 8e12 || knob != test.knob {
 			t.Errorf("%s: estimate %d bytes, knob %s; want at least 8 TB (a 10⁶×10⁶ kernel) and %s", test.set, need, knob, test.knob)
 		}
@@ -64,7 +64,7 @@ func TestMemoryNamesBatch(t *testing.T) {
 		}
 	}
 	// Without a minibatch the same federation is named by its data.
-	if _, knob := (Family{}).Memory(preset(t, "paradox", base...)); knob != "samples" {
+	if _, knob := Family.Memory(preset(t, "paradox", base...)); knob != "samples" {
 		t.Errorf("full batch: knob %s, want samples", knob)
 	}
 }

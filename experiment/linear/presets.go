@@ -9,8 +9,8 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// Presets implements experiment.Family.
-func (f Family) Presets() []experiment.Preset {
+// Presets implements experiment.Computation.
+func (compute) Presets() []experiment.Preset {
 	return []experiment.Preset{
 		{Name: "paradox", Summary: "FedAvg s=1,5,10 and FedProx: stalled gradient norms, near-optimal estimates (paper 000, Fig. 1)", Build: paradox},
 		{Name: "minibatch", Summary: "the paradox with minibatch local updates, B=50 (paper 000, Figs. 2–3)", Build: func() experiment.Scenario {
@@ -29,7 +29,7 @@ func (f Family) Presets() []experiment.Preset {
 // FedAvg s=10 follows the local_steps knob so that −/+ change it live.
 func paradox() experiment.Scenario {
 	return experiment.Scenario{
-		Family: Family{},
+		Family: Family,
 		Rounds: 150,
 		Seed:   1,
 		Config: Config{
@@ -49,7 +49,7 @@ func paradox() experiment.Scenario {
 // The sweep presets of paper 000 (docs/papers.md §1.9, defaults of §8).
 
 // checkData validates the federation of a sweep's point scenario.
-func checkData(p experiment.Scenario) error { return cfg(p).Data.Validate() }
+var checkData = experiment.Typed(func(_ experiment.Scenario, c Config) error { return c.Data.Validate() })
 
 // fedGainBase is E000-3/4's federation: M = 20, d = 100, 10 data-scarce
 // clients with n_i = 50 and 10 data-rich ones with n_i = 500, σ = 0.5,

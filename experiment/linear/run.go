@@ -3,7 +3,6 @@ package linear
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
@@ -20,30 +19,30 @@ var metrics = []experiment.Metric{
 	{Name: "ls_error", Caption: "error of pooled least squares ‖θ_LS − θ*‖", Short: "LS", Log: true},
 }
 
-// Metrics implements experiment.Family.
-func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
+// Metrics implements experiment.Computation.
+func (compute) Metrics(experiment.Scenario, Config) []experiment.Metric { return metrics }
 
-// Racers implements experiment.Family. The full-batch racers run on round
+// Racers implements experiment.Computation. The full-batch racers run on round
 // maps kept with the prepared problem (algorithms.RoundMap): each racer's
 // first call builds the maps of all of them in one pass over the clients,
 // so a change of η rebuilds every map once and a change of s only the map
 // of the racer that follows it.
-func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
-	var out []experiment.Racer
-	rs := resolve(sc)
+func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*model.Problem] {
+	var out []experiment.RacerOf[*model.Problem]
+	rs := resolve(c)
 	var specs []algorithms.MapSpec
 	for _, r := range rs {
 		if r.batch == 0 {
 			specs = append(specs, r.mapSpec())
 		}
 	}
-	norm := cfg(sc).BatchNorm
+	norm := c.BatchNorm
 	for _, r := range rs {
 		var alg algorithms.Algorithm = algorithms.FedProx{Eta: r.eta, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		if r.kind == KindFedAvg {
 			alg = algorithms.FedAvg{Eta: r.eta, LocalSteps: r.steps, Batch: r.batch, BatchNorm: norm, Seed: sc.Seed}
 		}
-		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg, specs)})
+		out = append(out, experiment.RacerOf[*model.Problem]{Label: r.label, Spec: r.spec, Run: runner(alg, specs)})
 	}
 	return out
 }
@@ -57,10 +56,9 @@ type resolved struct {
 	batch       int
 }
 
-// resolve fills the racers' unpinned parameters from the scenario and
-// labels them; racers that resolve to the same algorithm are kept once.
-func resolve(sc experiment.Scenario) []resolved {
-	c := cfg(sc)
+// resolve fills the racers' unpinned parameters from the configuration
+// and labels them; racers that resolve to the same algorithm are kept once.
+func resolve(c Config) []resolved {
 	var out []resolved
 	seen := map[string]bool{}
 	for _, spec := range c.Racers {
@@ -112,9 +110,8 @@ func (r resolved) mapSpec() algorithms.MapSpec {
 // least squares (a constant of the data, repeated for the CSV column). specs
 // are the round maps of every full-batch racer of the scenario, prepared
 // together before the first round.
-func runner(alg algorithms.Algorithm, specs []algorithms.MapSpec) func(context.Context, any, int, func(experiment.Round)) error {
-	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
-		p := data.(*model.Problem)
+func runner(alg algorithms.Algorithm, specs []algorithms.MapSpec) func(context.Context, *model.Problem, int, func(experiment.Round)) error {
+	return func(ctx context.Context, p *model.Problem, rounds int, emit func(experiment.Round)) error {
 		emit(roundZero(p))
 		if len(specs) > 0 {
 			if err := algorithms.PrepareMaps(ctx, p, specs); err != nil {
@@ -136,16 +133,16 @@ func roundZero(p *model.Problem) experiment.Round {
 		Values: []float64{p.GradNorm(theta, scratch), p.EstError(theta), p.ClientError(theta), p.LSError}}
 }
 
-// DataKey implements experiment.Family: the federation and the seed decide
-// the data; η, s, B and the racers reuse them.
-func (Family) DataKey(sc experiment.Scenario) string {
-	return fmt.Sprintf("%#v|%d", cfg(sc).Data, sc.Seed)
+// DataKey implements experiment.Computation: the federation and the seed
+// decide the data; η, s, B and the racers reuse them.
+func (compute) DataKey(sc experiment.Scenario, c Config) string {
+	return fmt.Sprintf("%#v|%d", c.Data, sc.Seed)
 }
 
-// Prepare implements experiment.Family: the federation and every client's
-// statistics, computed once and shared by the racers.
-func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
-	fed, err := cfg(sc).Data.Generate(sc.Seed)
+// Prepare implements experiment.Computation: the federation and every
+// client's statistics, computed once and shared by the racers.
+func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, report func(experiment.Progress)) (*model.Problem, error) {
+	fed, err := c.Data.Generate(sc.Seed)
 	if err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
@@ -153,28 +150,4 @@ func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(e
 		return nil, err
 	}
 	return model.NewProblem(fed), nil
-}
-
-// Facts implements experiment.Family: the summary with the realised Γ, the
-// two charts of Fig 1, and the error of pooled least squares as the
-// reference line of the error chart.
-func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
-	c := cfg(sc)
-	// The papers' predictions depend on the configuration only: known
-	// before the data (the help lists t from the start).
-	f := experiment.Facts{Summary: summary(c, math.NaN()), Charts: []string{"grad_norm", "est_error"}, Levels: lsTheory(c)}
-	if p, ok := data.(*model.Problem); ok {
-		f.Summary = summary(c, p.Fed.RealisedGamma)
-		f.Levels = append([]experiment.Level{{Metric: "est_error", Value: p.LSError, Label: "pooled least squares"}}, lsTheory(c)...)
-	}
-	return f
-}
-
-// Menu implements experiment.RacerMenu: the racers of the paper's figures
-// and a few more local-step counts to compare.
-func (Family) Menu(experiment.Scenario) []experiment.RacerSpec {
-	s := func(n float64) experiment.RacerSpec {
-		return experiment.RacerSpec{Kind: KindFedAvg, Opts: []experiment.RacerOpt{{Key: "s", Value: n}}}
-	}
-	return []experiment.RacerSpec{s(1), s(2), s(5), s(20), {Kind: KindFedAvg}, {Kind: KindFedProx}}
 }

@@ -113,7 +113,7 @@ func TestSummarize(t *testing.T) {
 		curve(10, 9, 8, 7, 6, 5, 4, 3, 1.04),
 		curve(10, 2, 1),
 	}
-	sums := Family{}.Summarize(sc, table)
+	sums := Family.Summarize(sc, table)
 	if len(sums) != 4 {
 		t.Fatalf("%d summaries", len(sums))
 	}

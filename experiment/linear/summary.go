@@ -34,18 +34,17 @@ func RoundsToReach(rounds []int, errs []float64, tol float64) int {
 	return rounds[k]
 }
 
-// Summarize implements experiment.Summarizer for runs: per racer, the
+// Summarize implements experiment.Presentation for runs: per racer, the
 // rounds it took to come within 5 % of its final estimation error ‖θ_t − θ*‖
 // (RoundsToReach) and how many times fewer that is than FedAvg s=1 with the
 // same step size and batch (the communication saving of Fig 1). A racer
 // that stopped before the last round is summarised as such.
-func (Family) Summarize(sc experiment.Scenario, t *experiment.Table) []experiment.RacerSummary {
-	c := cfg(sc)
+func (present) Summarize(sc experiment.Scenario, c Config, t *experiment.Table) []experiment.RacerSummary {
 	if c.Kind != runKind || t == nil {
 		return nil
 	}
 	m := experiment.MetricIndex(t.Metrics, "est_error")
-	racers := resolve(sc)
+	racers := resolve(c)
 	if m < 0 || len(racers) != len(t.Rounds) {
 		return nil
 	}
@@ -87,14 +86,19 @@ func (Family) Summarize(sc experiment.Scenario, t *experiment.Table) []experimen
 		s.Values = []experiment.SummaryValue{{Name: "rounds_to_5pct", Value: float64(reach[i])},
 			{Name: "final_est_error", Value: finals[i]}, {Name: "saving_vs_fedavg_s1", Value: saving}}
 		s.Text = fmt.Sprintf("%s: within 5 %% of its final error %.3g from round %d", r.label, finals[i], reach[i])
+		within := fmt.Sprintf("within 5 %% from round %d", reach[i])
+		s.Brief = []string{within}
 		switch {
 		case base < 0:
 			s.Text += " (no FedAvg s=1 racer with the same η and batch to compare with)"
 		case i != base && saving >= 1:
 			s.Text += fmt.Sprintf(", %.2f× fewer rounds than FedAvg s=1 (%d)", saving, reach[base])
+			s.Brief = []string{within + fmt.Sprintf(" · %.2f× fewer rounds", saving), fmt.Sprintf("5 %%: round %d · %.2f× fewer", reach[i], saving)}
 		case i != base && saving > 0:
 			s.Text += fmt.Sprintf(", %.2f× more rounds than FedAvg s=1 (%d)", 1/saving, reach[base])
+			s.Brief = []string{within + fmt.Sprintf(" · %.2f× more rounds", 1/saving), fmt.Sprintf("5 %%: round %d · %.2f× more", reach[i], 1/saving)}
 		}
+		s.Brief = append(s.Brief, fmt.Sprintf("5 %%: round %d", reach[i]))
 		out[i] = s
 	}
 	return out

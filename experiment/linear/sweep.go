@@ -14,24 +14,24 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// SweepMetrics implements experiment.Sweeper: per trial, the federation gain
+// Metrics implements experiment.Sweeps: per trial, the federation gain
 // FG = ‖θ̂_j − θ_j*‖ / ‖θ_fed − θ_j*‖ (squared on request) of the first
 // data-scarce and the first data-rich client (E000-3/4, docs/papers.md §1.8–§1.9),
 // θ̂_j the client's minimum-norm least-squares estimate, with its median and
 // 10–90 % spread over the trials and, where Γ varies, the realised Γ; or the
 // exact integrated squared error ∫_{−1}^{1} (f̂ − U5)² dx of each racer's
 // federated fit, its inverse and the total sample size N (E000-5).
-func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
-	if cfg(sc).Kind == polynomialKind {
+func (sweeps) Metrics(sc experiment.Scenario, c Config) []experiment.SweepMetric {
+	if c.Kind == polynomialKind {
 		ms, _ := polynomialMetrics()
-		ms[0].Theory = polynomialTheory(sc, false)
-		ms[1].Theory = polynomialTheory(sc, true)
+		ms[0].Theory = polynomialTheory(sc, c, false)
+		ms[1].Theory = polynomialTheory(sc, c, true)
 		return ms
 	}
-	ms, roles := fedGainMetrics(sc)
+	ms, roles := fedGainMetrics(sc, c)
 	for i, r := range roles {
 		if r.stat == statMean && r.gainer >= 0 {
-			ms[i].Theory = fedGainTheory(sc, r.gainer)
+			ms[i].Theory = fedGainTheory(sc, c, r.gainer)
 		}
 	}
 	return ms
@@ -55,25 +55,28 @@ type fgRole struct{ gainer, stat int }
 // on the r axis, the mark at r = n_j) and its median, 10 % and 90 %
 // quantiles (one column each); then the realised max-pairwise Γ when Γ
 // varies or is set (docs/papers.md §8: show it; the x axis of Fig 4).
-func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole) {
-	c := cfg(sc)
+func fedGainMetrics(sc experiment.Scenario, c Config) ([]experiment.SweepMetric, []fgRole) {
 	var ms []experiment.SweepMetric
 	var roles []fgRole
 	for j, name := range gainerNames {
 		stem := "fg_" + name
 		who := []string{"first data-scarce client", "first data-rich client"}[j]
-		caption := "FG, " + who + ", mean over trials"
+		fg := "FG"
+		if c.Squared {
+			fg = "FG² (ratio of squared errors)"
+		}
+		caption := fg + ", " + who + ", mean over trials"
 		if c.RatioOfMeans {
-			caption = "FG, " + who + ", ratio of trial-averaged errors"
+			caption = fg + ", " + who + ", ratio of trial-averaged errors"
 		}
 		ms = append(ms, experiment.SweepMetric{Name: stem, Caption: caption, Ref: 1, RefNote: "FG = 1",
-			Spread: stem + "_median", Marks: squareMarks(sc, j)})
+			Spread: stem + "_median", Marks: squareMarks(sc, c, j)})
 		roles = append(roles, fgRole{j, statMean})
 		for _, q := range []struct {
 			suffix, caption string
 			stat            int
 		}{{"_median", "median", statMedian}, {"_p10", "10 % quantile", statP10}, {"_p90", "90 % quantile", statP90}} {
-			ms = append(ms, experiment.SweepMetric{Name: stem + q.suffix, Caption: "FG, " + who + ", " + q.caption + " over trials",
+			ms = append(ms, experiment.SweepMetric{Name: stem + q.suffix, Caption: fg + ", " + who + ", " + q.caption + " over trials",
 				Ref: 1, RefNote: "FG = 1", TableOnly: true, Single: true})
 			roles = append(roles, fgRole{j, q.stat})
 		}
@@ -92,11 +95,11 @@ func fedGainMetrics(sc experiment.Scenario) ([]experiment.SweepMetric, []fgRole)
 // has infinite expectation for |n_j − r| ≤ 1 (inverse Wishart), so single
 // trials spike (FG in the thousands) and the mean over trials is unstable
 // (docs/papers.md §8 CORRECTED).
-func squareMarks(sc experiment.Scenario, j int) []experiment.Mark {
+func squareMarks(sc experiment.Scenario, c Config, j int) []experiment.Mark {
 	if sc.Sweep.Knob != "subspace_dim" || len(sc.Sweep.Grid) == 0 {
 		return nil
 	}
-	d := cfg(sc).Data
+	d := c.Data
 	n := d.Samples
 	who := "data-rich"
 	if j == 0 {
@@ -123,40 +126,40 @@ func polynomialMetrics() ([]experiment.SweepMetric, []int) {
 	}, []int{0, -1, 1, 2}
 }
 
-// SweepLabels implements experiment.Sweeper: one curve per racer.
-func (Family) SweepLabels(sc experiment.Scenario) []string {
+// Labels implements experiment.Sweeps: one curve per racer.
+func (sweeps) Labels(_ experiment.Scenario, c Config) []string {
 	var out []string
-	for _, r := range resolve(sc) {
+	for _, r := range resolve(c) {
 		out = append(out, r.label)
 	}
 	return out
 }
 
-// Evaluate implements experiment.Sweeper.
-func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	if cfg(sc).Kind == polynomialKind {
-		return evalPolynomial(ctx, sc)
+// Evaluate implements experiment.Sweeps.
+func (sweeps) Evaluate(ctx context.Context, sc experiment.Scenario, c Config) ([][]float64, error) {
+	if c.Kind == polynomialKind {
+		return evalPolynomial(ctx, sc, c)
 	}
-	return evalFedGainRaw(ctx, sc)
+	return evalFedGainRaw(ctx, sc, c)
 }
 
-// SweepStat implements experiment.Sweeper: the federation gain aggregates
-// over the trials as docs/papers.md §8 says (fedGainStat); the polynomial's
+// Stat implements experiment.Sweeps: the federation gain aggregates over
+// the trials as docs/papers.md §8 says (fedGainStat); the polynomial's
 // metrics are plain means, but for 1/MSE, the inverse of the mean MSE.
-func (Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
-	if cfg(sc).Kind == polynomialKind {
+func (sweeps) Stat(sc experiment.Scenario, c Config) experiment.StatFunc {
+	if c.Kind == polynomialKind {
 		return polynomialStat
 	}
-	return fedGainStat(sc)
+	return fedGainStat(sc, c)
 }
 
 // validateSweep rejects what the closed-form sweeps cannot do.
-func validateSweep(sc experiment.Scenario) error {
-	if err := validateClosedForm(sc); err != nil {
+func validateSweep(c Config) error {
+	if err := validateClosedForm(c); err != nil {
 		return err
 	}
-	if cfg(sc).Kind == polynomialKind {
-		if err := polynomial(cfg(sc)).Validate(); err != nil {
+	if c.Kind == polynomialKind {
+		if err := polynomial(c).Validate(); err != nil {
 			return &experiment.InputError{Msg: err.Error()}
 		}
 	}
@@ -165,8 +168,8 @@ func validateSweep(sc experiment.Scenario) error {
 
 // validateClosedForm rejects minibatch racers: the sweeps use the affine
 // round map of full-batch FedAvg and FedProx (algorithms.RoundMap).
-func validateClosedForm(sc experiment.Scenario) error {
-	for _, r := range resolve(sc) {
+func validateClosedForm(c Config) error {
+	for _, r := range resolve(c) {
 		if r.batch != 0 {
 			return experiment.Errorf("batch=%d (racer %s): sweeps use full-batch local updates, their closed-form round maps; allowed: batch=0",
 				r.batch, r.label)
@@ -185,10 +188,10 @@ var gainerNames = []string{"scarce", "rich"}
 // (fedGainSplit reads it back). NaN for a gainer the federation lacks. The
 // federation is drawn compact (a covariate subspace client as its n×r
 // non-zero columns) into the worker's buffers.
-func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
+func evalFedGainRaw(ctx context.Context, sc experiment.Scenario, c Config) ([][]float64, error) {
 	buf := evalPool.Get().(*evalBuffers)
 	defer evalPool.Put(buf)
-	if err := cfg(sc).Data.GenerateInto(&buf.fed, sc.Seed, true); err != nil {
+	if err := c.Data.GenerateInto(&buf.fed, sc.Seed, true); err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
 	fed := &buf.fed
@@ -213,7 +216,7 @@ func evalFedGainRaw(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 			}
 		}
 	}
-	curves, err := federatedCurves(ctx, sc, fed, len(gainers), errs, buf)
+	curves, err := federatedCurves(ctx, sc.Rounds, c, fed, len(gainers), errs, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -286,70 +289,92 @@ func fedGainSplit(row []float64, j int) (gamma, local float64, curve []float64) 
 // spread is the sample standard deviation of the FG_t either way. The
 // median, 10 % and 90 % metrics are quantiles of the FG_t (Quantile); the
 // realised Γ its mean and standard deviation over the trials.
-func fedGainStat(sc experiment.Scenario) experiment.StatFunc {
-	c := cfg(sc)
-	_, roles := fedGainMetrics(sc)
-	pow := func(x float64) float64 {
-		if c.Squared {
-			return x * x
-		}
-		return x
-	}
+func fedGainStat(sc experiment.Scenario, c Config) experiment.StatFunc {
+	_, roles := fedGainMetrics(sc, c)
 	return func(cells [][][]float64, racer, metric int) (float64, float64, int) {
 		if metric >= len(roles) {
 			return math.NaN(), math.NaN(), 0
 		}
 		role := roles[metric]
-		var localSum float64
-		var curveSum, ratios, gammas []float64
-		for _, cell := range cells {
-			if cell == nil || racer >= len(cell) {
-				continue
-			}
-			j := max(role.gainer, 0)
-			gamma, local, curve := fedGainSplit(cell[racer], j)
-			if role.stat == statGamma {
-				if finite(gamma) {
-					gammas = append(gammas, gamma)
-				}
-				continue
-			}
-			if !finite(local) || len(curve) == 0 || !allFinite(curve) {
-				continue
-			}
-			if curveSum == nil {
-				curveSum = make([]float64, len(curve))
-			}
-			localSum += pow(local)
-			for t, e := range curve {
-				curveSum[t] += pow(e)
-			}
-			ratios = append(ratios, model.Gain(local, slices.Min(curve), c.Squared))
-		}
 		if role.stat == statGamma {
-			if len(gammas) == 0 {
-				return math.NaN(), math.NaN(), 0
-			}
-			return experiment.Mean(gammas), experiment.SampleStd(gammas), len(gammas)
+			return gammaStat(cells, racer)
 		}
-		n := len(ratios)
+		tr := collectGains(cells, racer, role.gainer, c.Squared)
+		n := len(tr.ratios)
 		if n == 0 {
 			return math.NaN(), math.NaN(), 0
 		}
 		switch role.stat {
 		case statMedian:
-			return Quantile(ratios, 0.5), math.NaN(), n
+			return Quantile(tr.ratios, 0.5), math.NaN(), n
 		case statP10:
-			return Quantile(ratios, 0.1), math.NaN(), n
+			return Quantile(tr.ratios, 0.1), math.NaN(), n
 		case statP90:
-			return Quantile(ratios, 0.9), math.NaN(), n
+			return Quantile(tr.ratios, 0.9), math.NaN(), n
 		}
-		mean := experiment.Mean(ratios)
+		mean := experiment.Mean(tr.ratios)
 		if c.RatioOfMeans {
-			mean = localSum / slices.Min(curveSum) // the 1/n factors cancel
+			mean = tr.localSum / slices.Min(tr.curveSum) // the 1/n factors cancel
 		}
-		return mean, experiment.SampleStd(ratios), n
+		return mean, experiment.SampleStd(tr.ratios), n
 	}
+}
+
+// gains is one gainer's FG over the trials done: the per-trial FG, and the
+// sums over trials of the (squared, with fg_ratio=squared) local error and
+// federated error curve.
+type gains struct {
+	ratios   []float64
+	localSum float64
+	curveSum []float64
+}
+
+// collectGains reads gainer j's FG from one racer's row of every trial
+// done, leaving out trials where it is not finite.
+func collectGains(cells [][][]float64, racer, j int, squared bool) gains {
+	pow := func(x float64) float64 {
+		if squared {
+			return x * x
+		}
+		return x
+	}
+	var g gains
+	for _, cell := range cells {
+		if cell == nil || racer >= len(cell) {
+			continue
+		}
+		_, local, curve := fedGainSplit(cell[racer], j)
+		if !finite(local) || len(curve) == 0 || !allFinite(curve) {
+			continue
+		}
+		if g.curveSum == nil {
+			g.curveSum = make([]float64, len(curve))
+		}
+		g.localSum += pow(local)
+		for t, e := range curve {
+			g.curveSum[t] += pow(e)
+		}
+		g.ratios = append(g.ratios, model.Gain(local, slices.Min(curve), squared))
+	}
+	return g
+}
+
+// gammaStat is the mean and standard deviation over the trials of the
+// realised Γ.
+func gammaStat(cells [][][]float64, racer int) (float64, float64, int) {
+	var gammas []float64
+	for _, cell := range cells {
+		if cell == nil || racer >= len(cell) {
+			continue
+		}
+		if gamma, _, _ := fedGainSplit(cell[racer], 0); finite(gamma) {
+			gammas = append(gammas, gamma)
+		}
+	}
+	if len(gammas) == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	return experiment.Mean(gammas), experiment.SampleStd(gammas), len(gammas)
 }
 
 // Quantile returns the p-quantile of xs by linear interpolation between the
@@ -410,8 +435,8 @@ func allFinite(xs []float64) bool {
 
 // evalPolynomial returns one trial's row per racer: the integrated squared
 // error of its federated fit, its inverse, and the total sample size N.
-func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	fed, err := polynomial(cfg(sc)).Generate(sc.Seed)
+func evalPolynomial(ctx context.Context, sc experiment.Scenario, c Config) ([][]float64, error) {
+	fed, err := polynomial(c).Generate(sc.Seed)
 	if err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
@@ -424,7 +449,7 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 		}
 		out[0] = model.IntegratedSquare(delta)
 	}
-	out, err := federatedErrors(ctx, sc, fed, 1, mse, buf)
+	out, err := federatedErrors(ctx, sc.Rounds, c, fed, 1, mse, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -439,9 +464,9 @@ func evalPolynomial(ctx context.Context, sc experiment.Scenario) ([][]float64, e
 // of its federated model: at the closed-form limit, at the final round T, or
 // the minimum over rounds t = 0, …, T from θ_0 = 0 (docs/papers.md §8), each
 // error minimised separately.
-func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
+func federatedErrors(ctx context.Context, rounds int, c Config, fed *datasets.Federation, k int,
 	errs func(theta, out []float64), buf *evalBuffers) ([][]float64, error) {
-	curves, err := federatedCurves(ctx, sc, fed, k, errs, buf)
+	curves, err := federatedCurves(ctx, rounds, c, fed, k, errs, buf)
 	if err != nil {
 		return nil, err
 	}
@@ -461,8 +486,41 @@ func federatedErrors(ctx context.Context, sc experiment.Scenario, fed *datasets.
 // in the other modes. Rounds are the affine round map of the racer (one d×d
 // product per round); the maps of all racers are built in one pass over the
 // clients' statistics (algorithms.MapBuilder), in buf's memory.
-func federatedCurves(ctx context.Context, sc experiment.Scenario, fed *datasets.Federation, k int,
+func federatedCurves(ctx context.Context, rounds int, c Config, fed *datasets.Federation, k int,
 	errs func(theta, out []float64), buf *evalBuffers) ([][][]float64, error) {
+	racers := resolve(c)
+	maps, err := buildMaps(ctx, fed, racers, buf)
+	if err != nil {
+		return nil, err
+	}
+	d := fed.Dim
+	buf.cur = slices.Grow(buf.cur[:0], k)[:k]
+	buf.theta = slices.Grow(buf.theta[:0], d)[:d]
+	buf.next = slices.Grow(buf.next[:0], d)[:d]
+	out := make([][][]float64, len(racers))
+	for i, r := range racers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if c.FedError == model.FedErrorLimit {
+			maps[i].LimitTo(buf.theta, &buf.limit)
+			errs(buf.theta, buf.cur)
+			out[i] = make([][]float64, k)
+			for j := range out[i] {
+				out[i][j] = []float64{buf.cur[j]}
+			}
+			continue
+		}
+		if out[i], err = iterate(ctx, maps[i], r, rounds, c.FedError, errs, buf); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// buildMaps builds the round maps of the racers in one pass over the
+// clients' statistics (algorithms.MapBuilder), in buf's memory.
+func buildMaps(ctx context.Context, fed *datasets.Federation, racers []resolved, buf *evalBuffers) ([]algorithms.RoundMap, error) {
 	d, m := fed.Dim, len(fed.Clients)
 	if cap(buf.locals) < m {
 		buf.locals = append(buf.locals[:cap(buf.locals)], make([]model.Local, m-cap(buf.locals))...)
@@ -475,63 +533,47 @@ func federatedCurves(ctx context.Context, sc experiment.Scenario, fed *datasets.
 		locals[i].Set(c.X, c.Y, c.N, d, c.Support, fed.Compact, &buf.lw)
 		buf.w[i] = float64(c.N) / float64(total)
 	}
-	racers := resolve(sc)
 	buf.specs = buf.specs[:0]
 	for _, r := range racers {
 		buf.specs = append(buf.specs, r.mapSpec())
 	}
-	maps, err := buf.maps.Build(ctx, locals, buf.w, d, buf.specs, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	fedErr := cfg(sc).FedError
-	out := make([][][]float64, len(racers))
-	buf.cur = slices.Grow(buf.cur[:0], k)[:k]
-	buf.theta = slices.Grow(buf.theta[:0], d)[:d]
-	buf.next = slices.Grow(buf.next[:0], d)[:d]
+	return buf.maps.Build(ctx, locals, buf.w, d, buf.specs, nil, nil)
+}
+
+// iterate runs racer r's round map from θ_0 = 0 for rounds rounds and
+// returns each error's curve over t = 0, …, T (fed_error=min) or its value
+// at the final round; a NaN error at t = 0 (no such client) stays NaN.
+func iterate(ctx context.Context, m algorithms.RoundMap, r resolved, rounds int, fedErr model.FedError,
+	errs func(theta, out []float64), buf *evalBuffers) ([][]float64, error) {
 	cur := buf.cur
-	for i, r := range racers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	theta, next := buf.theta, buf.next
+	clear(theta)
+	errs(theta, cur) // t = 0
+	out := make([][]float64, len(cur))
+	for j := range out {
+		out[j] = []float64{cur[j]}
+		if fedErr == model.FedErrorMin {
+			out[j] = slices.Grow(out[j], rounds)
 		}
-		m := maps[i]
-		out[i] = make([][]float64, k)
-		if fedErr == model.FedErrorLimit {
-			m.LimitTo(buf.theta, &buf.limit)
-			errs(buf.theta, cur)
-			for j := range out[i] {
-				out[i][j] = []float64{cur[j]}
-			}
-			continue
+	}
+	for t := 1; t <= rounds; t++ {
+		if t%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		theta, next := buf.theta, buf.next
-		clear(theta)
-		errs(theta, cur) // t = 0
-		for j := range out[i] {
-			out[i][j] = []float64{cur[j]}
-			if fedErr == model.FedErrorMin {
-				out[i][j] = slices.Grow(out[i][j], sc.Rounds)
+		m.Step(next, theta)
+		theta, next = next, theta
+		errs(theta, cur)
+		for j, e := range cur {
+			if math.IsNaN(out[j][0]) { // no such client
+				continue
 			}
-		}
-		for t := 1; t <= sc.Rounds; t++ {
-			if t%256 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
+			if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
+				return nil, &experiment.RacerError{Label: r.label, Err: &algorithms.DivergedError{Round: t, Eta: r.eta, Limit: math.NaN()}}
 			}
-			m.Step(next, theta)
-			theta, next = next, theta
-			errs(theta, cur)
-			for j, e := range cur {
-				if math.IsNaN(out[i][j][0]) { // no such client
-					continue
-				}
-				if math.IsNaN(e) || math.IsInf(e, 0) || e > 1e12 {
-					return nil, &experiment.RacerError{Label: r.label, Err: &algorithms.DivergedError{Round: t, Eta: r.eta, Limit: math.NaN()}}
-				}
-				if fedErr == model.FedErrorFinal {
-					out[i][j][0] = e
-				} else {
-					out[i][j] = append(out[i][j], e)
-				}
+			if fedErr == model.FedErrorFinal {
+				out[j][0] = e
+			} else {
+				out[j] = append(out[j], e)
 			}
 		}
 	}
@@ -545,9 +587,9 @@ func polynomial(c Config) datasets.Polynomial {
 	return datasets.Polynomial{Clients: d.Clients, Samples: d.Samples, Degree: d.Dim - 1, Noise: d.Noise}
 }
 
-// SweepSummary implements experiment.Sweeper.
-func (Family) SweepSummary(sc experiment.Scenario) string {
-	c, s := cfg(sc), sc.Sweep
+// Summary implements experiment.Sweeps.
+func (sweeps) Summary(sc experiment.Scenario, c Config) string {
+	s := sc.Sweep
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, experiment.FormatFloat(s.Grid[0]), experiment.FormatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
 	d := c.Data

@@ -154,7 +154,7 @@ func TestFedGainStatSection8(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		raw, err := evalFedGainRaw(context.Background(), p)
+		raw, err := evalFedGainRaw(context.Background(), p, cfg(p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,7 +207,7 @@ func TestFedGainStatSection8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := evalFedGainRaw(context.Background(), p)
+	raw, err := evalFedGainRaw(context.Background(), p, cfg(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestFedGainStatSection8(t *testing.T) {
 // client's local error to its federated error in this trial alone (read
 // from the raw row the sweep records).
 func evalFedGain(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	raw, err := evalFedGainRaw(ctx, sc)
+	raw, err := evalFedGainRaw(ctx, sc, cfg(sc))
 	if err != nil {
 		return nil, err
 	}

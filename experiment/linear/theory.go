@@ -32,16 +32,15 @@ func lsTheory(c Config) []experiment.Level {
 // realised max pairwise distance; the sweep's knob is the perturbation
 // radius, so the marks sit at the radius whose realised Γ is the threshold,
 // using the ratio realised/radius of the first trial's draw.
-func fedGainTheory(sc experiment.Scenario, gainer int) []experiment.Theory {
+func fedGainTheory(sc experiment.Scenario, c Config, gainer int) []experiment.Theory {
 	if sc.Sweep.Knob != "gamma" {
 		if sc.Sweep.Knob == "subspace_dim" && gainer == 0 {
-			return coverageTheory(sc)
+			return coverageTheory(c)
 		}
 		return nil
 	}
-	c := cfg(sc)
 	d := c.Data
-	ratio := realisedRatio(sc)
+	ratio := realisedRatio(c, sc.Seed)
 	if math.IsNaN(ratio) {
 		return nil
 	}
@@ -62,11 +61,11 @@ func fedGainTheory(sc experiment.Scenario, gainer int) []experiment.Theory {
 // realisedRatio is the realised max pairwise Γ over the perturbation radius
 // of the sweep's first trial (the radius scheme draws θ_i* = θ* + Γ·u_i, so
 // the ratio does not depend on Γ).
-func realisedRatio(sc experiment.Scenario) float64 {
-	d := cfg(sc).Data
+func realisedRatio(c Config, seed uint64) float64 {
+	d := c.Data
 	d.Gamma = 1
 	d.Samples, d.ScarceSamples = 1, min(d.ScarceSamples, 1) // the truths only
-	fed, err := d.Generate(sc.Seed)
+	fed, err := d.Generate(seed)
 	if err != nil {
 		return math.NaN()
 	}
@@ -76,8 +75,8 @@ func realisedRatio(sc experiment.Scenario) float64 {
 // coverageTheory is Thm 6's jump (paper 000, §1.8): the federation gain
 // jumps once the clients' random subspaces cover all d coordinates, a
 // coupon collector at r ≈ d·ln d / M.
-func coverageTheory(sc experiment.Scenario) []experiment.Theory {
-	d := cfg(sc).Data
+func coverageTheory(c Config) []experiment.Theory {
+	d := c.Data
 	r := float64(d.Dim) * math.Log(float64(d.Dim)) / float64(d.Clients)
 	return []experiment.Theory{{Label: fmt.Sprintf("Thm 6: the subspaces cover all d coordinates at r ≈ d·ln d/M = %.3g", r), At: r}}
 }
@@ -86,8 +85,8 @@ func coverageTheory(sc experiment.Scenario) []experiment.Theory {
 // Fig. 6): least squares on the pooled data with a uniform design has
 // E∫(f̂ − f)² dx = σ² tr(M G⁻¹)/N with M = ∫φφᵀ dx = 2G, i.e. 2σ²d/N — the
 // minimax rate of a d-dimensional class.
-func polynomialTheory(sc experiment.Scenario, inverse bool) []experiment.Theory {
-	d := cfg(sc).Data
+func polynomialTheory(sc experiment.Scenario, c Config, inverse bool) []experiment.Theory {
+	d := c.Data
 	curve := make([]float64, len(sc.Sweep.Grid))
 	for i, n := range sc.Sweep.Grid {
 		mse := 2 * d.Noise * d.Noise * float64(d.Dim) / (float64(d.Clients) * n)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
-	"github.com/fedscope/fedscope/model"
 )
 
 // epsilonGrid is the target suboptimality ε of lowrank-complexity, from
@@ -53,7 +52,7 @@ func lowRankComplexity() experiment.Scenario {
 	return sc
 }
 
-// SweepMetrics implements experiment.Sweeper: Γ to reach ε with the
+// Metrics implements experiment.Sweeps: Γ to reach ε with the
 // paper's curves as theory, and the fraction of trials that reached ε.
 //
 // The curves: Theorem 2's Γ(FedLRGD) = r² + rs + rS + φmr (§2.5) for each
@@ -63,14 +62,13 @@ func lowRankComplexity() experiment.Scenario {
 // (3/4)φτm(C/ε′)^{3/4} ≤ Γ ≤ 8φτm(C/ε′)^{3/4} with C = 1, ε′ = ε/p, τ = 1
 // (§2.6, §8). The constant C is unspecified in the paper: only the slope
 // −3/4 of the FedAvg bounds on a log–log chart is a prediction.
-func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
-	c := cfg(sc)
+func (sweeps) Metrics(sc experiment.Scenario, c Config) []experiment.SweepMetric {
 	grid := sc.Sweep.Grid
 	m, p := float64(c.Clients), float64(c.Dim)
 	var theory []experiment.Theory
 	kappa := (float64(c.Dim)/2 + c.Mu) / c.Mu // L1/μ (§2.8)
 	fedavg := ""
-	for _, r := range resolve(sc) {
+	for _, r := range resolve(c) {
 		if r.spec.Kind != KindFedLRGD {
 			if fedavg == "" {
 				fedavg = r.label
@@ -101,30 +99,30 @@ func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 	}
 }
 
-// SweepLabels implements experiment.Sweeper: one curve per racer.
-func (Family) SweepLabels(sc experiment.Scenario) []string {
+// Labels implements experiment.Sweeps: one curve per racer.
+func (sweeps) Labels(_ experiment.Scenario, c Config) []string {
 	var out []string
-	for _, r := range resolve(sc) {
+	for _, r := range resolve(c) {
 		out = append(out, r.label)
 	}
 	return out
 }
 
-// Evaluate implements experiment.Sweeper: every racer runs on the trial's
+// Evaluate implements experiment.Sweeps: every racer runs on the trial's
 // data until its suboptimality first reaches ε (or the scenario's epochs
 // run out, or FedLRGD stops), and reports Γ and the epoch there (NaN when
 // it never did).
-func (f Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	data, err := f.Prepare(ctx, sc, nil)
+func (sweeps) Evaluate(ctx context.Context, sc experiment.Scenario, c Config) ([][]float64, error) {
+	data, err := compute{}.Prepare(ctx, sc, c, nil)
 	if err != nil {
 		return nil, err
 	}
-	eps := cfg(sc).Epsilon
+	eps := c.Epsilon
 	var out [][]float64
-	for _, r := range f.Racers(sc) {
+	for _, r := range (compute{}).Racers(sc, c) {
 		row := []float64{math.NaN(), 0, math.NaN()}
 		inner, cancel := context.WithCancel(ctx)
-		err := r.Run(inner, data.(*model.Federated), sc.Rounds, func(rd experiment.Round) {
+		err := r.Run(inner, data, sc.Rounds, func(rd experiment.Round) {
 			if math.IsNaN(row[0]) && rd.Values[0] <= eps {
 				row = []float64{rd.Values[1], 1, float64(rd.Index)}
 				cancel()
@@ -143,13 +141,13 @@ func (f Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float
 	return out, nil
 }
 
-// SweepStat implements experiment.Sweeper: means over the trials that
-// reached ε (a NaN Γ is left out).
-func (Family) SweepStat(experiment.Scenario) experiment.StatFunc { return nil }
+// Stat implements experiment.Sweeps: means over the trials that reached ε
+// (a NaN Γ is left out).
+func (sweeps) Stat(experiment.Scenario, Config) experiment.StatFunc { return nil }
 
-// SweepSummary implements experiment.Sweeper.
-func (Family) SweepSummary(sc experiment.Scenario) string {
-	c, s := cfg(sc), sc.Sweep
+// Summary implements experiment.Sweeps.
+func (sweeps) Summary(sc experiment.Scenario, c Config) string {
+	s := sc.Sweep
 	var b strings.Builder
 	fmt.Fprintf(&b, "ε %s…%s × %d trials · m=%d × s=%d, R=%d, d=%d, φ=%s, ≤ %d epochs · ", experiment.FormatFloat(s.Grid[0]),
 		experiment.FormatFloat(s.Grid[len(s.Grid)-1]), sc.Trials, c.Clients, c.Samples, c.Server, c.Dim, experiment.FormatFloat(c.Phi), sc.Rounds)

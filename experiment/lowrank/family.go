@@ -14,14 +14,23 @@ import (
 	"github.com/fedscope/fedscope/model"
 )
 
-// Family is paper 001's family; its zero value is ready to use.
-type Family struct{}
+// Family is paper 001's family.
+var Family = experiment.Define(experiment.Definition[Config, *model.Federated]{
+	Name:    "lowrank",
+	Paper:   "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)",
+	Compute: compute{},
+	Present: present{},
+	Sweeps:  sweeps{},
+})
 
-// Name implements experiment.Family.
-func (Family) Name() string { return "lowrank" }
-
-// Paper implements experiment.Family.
-func (Family) Paper() string { return "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)" }
+// compute is what the engine runs (experiment.Computation), present what
+// the front ends say (experiment.Presentation), sweeps how the complexity
+// sweep is evaluated (experiment.Sweeps).
+type (
+	compute struct{}
+	present struct{}
+	sweeps  struct{}
+)
 
 // Config is the family's part of a scenario (docs/papers.md §8, 001): m clients
 // with s samples in d features and a server with Server samples; FedAvg's
@@ -44,25 +53,21 @@ type Config struct {
 	Racers     []experiment.RacerSpec
 }
 
-func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
-
 // Kinds of racer.
 const (
 	KindFedLRGD = "fedlrgd"
 	KindFedAvg  = "fedavg"
 )
 
+// Limits of the knobs beyond experiment's: the soft-label problem is small.
 const (
-	maxClients = 10_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-	maxDim     = 100
-	maxRank    = 200
+	maxDim  = 100
+	maxRank = 200
 )
 
 var racerKinds = []experiment.RacerKind{
 	{Name: KindFedLRGD, Options: []experiment.RacerOption{{Key: "r", Min: 1, Max: maxRank}}},
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}}},
 }
 
 // Ladders of the live keys.
@@ -71,8 +76,8 @@ var (
 	stepsLadder = []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 75, 100, 150, 200}
 )
 
-// Presets implements experiment.Family.
-func (Family) Presets() []experiment.Preset {
+// Presets implements experiment.Computation.
+func (compute) Presets() []experiment.Preset {
 	return []experiment.Preset{
 		{Name: "lowrank", Summary: "FedLRGD r=3,5,10,40 vs FedAvg: suboptimality against federated oracle complexity (paper 001)", Build: lowRank},
 		{Name: "lowrank-complexity", Summary: "sweep: oracle complexity Γ to reach ε of FedLRGD and FedAvg, with the paper's analytic curves (paper 001, Thm 2–3)", Build: lowRankComplexity},
@@ -86,7 +91,7 @@ func (Family) Presets() []experiment.Preset {
 // local SGD steps; 250 epochs (enough for r = 40: r + 1 + S = 241).
 func lowRank() experiment.Scenario {
 	return experiment.Scenario{
-		Family: Family{},
+		Family: Family,
 		Rounds: 250,
 		Seed:   1,
 		Config: Config{Clients: 100, Samples: 50, Dim: 5, Server: 40, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
@@ -101,23 +106,19 @@ func lowRank() experiment.Scenario {
 	}
 }
 
-// Knobs implements experiment.Family.
-func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
+// Knobs implements experiment.Computation.
+func (compute) Knobs(sc experiment.Scenario, _ Config) []experiment.Knob {
 	out := []experiment.Knob{
-		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, maxSteps, func(c *Config) *int { return &c.LocalSteps }).
+		experiment.IntKnob("local_steps", "FedAvg local SGD steps b of racers that do not pin s", 1, experiment.MaxSteps, func(c *Config) *int { return &c.LocalSteps }).
 			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "b", Desc: "FedAvg local SGD steps b",
-				Step: experiment.LadderStep(stepsLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).LocalSteps) },
-					func(sc *experiment.Scenario, v float64) {
-						experiment.Update(sc, func(c *Config) { c.LocalSteps = int(v) })
-					})}),
-		experiment.IntKnob("clients", "number of clients m", 1, maxClients, func(c *Config) *int { return &c.Clients }),
+				Step: experiment.LadderStep(stepsLadder, func(c *Config) *int { return &c.LocalSteps })}),
+		experiment.IntKnob("clients", "number of clients m", 1, experiment.MaxClients, func(c *Config) *int { return &c.Clients }),
 		experiment.IntKnob("dim", "feature dimension d", 1, maxDim, func(c *Config) *int { return &c.Dim }),
-		experiment.IntKnob("samples", "samples s per client", 1, maxSamples, func(c *Config) *int { return &c.Samples }),
+		experiment.IntKnob("samples", "samples s per client", 1, experiment.MaxSamples, func(c *Config) *int { return &c.Samples }),
 		experiment.IntKnob("server", "samples R the server holds (≥ every FedLRGD rank r; R = r is the paper's setting)", 1, maxRank, func(c *Config) *int { return &c.Server }),
 		experiment.IntKnob("rank", "FedLRGD rank r of racers that do not pin r (at most server)", 1, maxRank, func(c *Config) *int { return &c.Rank }).
 			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "rank", Desc: "FedLRGD rank r",
-				Step: experiment.LadderStep(rankLadder, func(sc experiment.Scenario) float64 { return float64(cfg(sc).Rank) },
-					func(sc *experiment.Scenario, v float64) { experiment.Update(sc, func(c *Config) { c.Rank = int(v) }) })}),
+				Step: experiment.LadderStep(rankLadder, func(c *Config) *int { return &c.Rank })}),
 		experiment.IntKnob("gd_iters", "FedLRGD inexact gradient steps S", 1, 100_000, func(c *Config) *int { return &c.Iters }),
 		experiment.FloatKnob("phi", "φ, cost of one upload in gradient evaluations", true, func(c *Config) *float64 { return &c.Phi }),
 		experiment.FloatKnob("mu", "μ of the logistic loss", false, func(c *Config) *float64 { return &c.Mu }),
@@ -133,16 +134,15 @@ func (Family) Knobs(sc experiment.Scenario) []experiment.Knob {
 	return out
 }
 
-// Validate implements experiment.Family.
-func (Family) Validate(sc experiment.Scenario) error {
-	c := cfg(sc)
+// Validate implements experiment.Computation.
+func (compute) Validate(sc experiment.Scenario, c Config) error {
 	bad := experiment.Errorf
 	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
 		return err
 	}
 	switch {
-	case c.Clients < 1 || c.Clients > maxClients:
-		return bad("clients=%d: must lie in 1..%d", c.Clients, maxClients)
+	case c.Clients < 1 || c.Clients > experiment.MaxClients:
+		return bad("clients=%d: must lie in 1..%d", c.Clients, experiment.MaxClients)
 	case c.LocalSteps < 1:
 		return bad("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	case c.Dim < 1 || c.Dim > maxDim:
@@ -162,7 +162,7 @@ func (Family) Validate(sc experiment.Scenario) error {
 	case !(c.Epsilon > 0):
 		return bad("epsilon=%v: must be > 0", c.Epsilon)
 	}
-	for _, r := range resolve(sc) {
+	for _, r := range resolve(c) {
 		if r.spec.Kind == KindFedLRGD && r.rank > c.Server {
 			return bad("%s: the rank r=%d exceeds the server's R=%d samples (its interpolation nodes); set server ≥ %d or a smaller rank",
 				r.label, r.rank, c.Server, r.rank)
@@ -171,15 +171,10 @@ func (Family) Validate(sc experiment.Scenario) error {
 	if !sc.IsSweep() && sc.Trials != 0 {
 		return bad("trials=%d: %s is not a sweep; sweep presets: lowrank-complexity", sc.Trials, sc.Preset)
 	}
-	if err := softLabels(sc).Validate(); err != nil {
+	if err := softLabels(c).Validate(); err != nil {
 		return bad("%v", err)
 	}
 	return nil
-}
-
-// Help implements experiment.Family.
-func (Family) Help(experiment.Scenario) string {
-	return "Suboptimality F(θ_t) − F* and the gradient norm per epoch; x switches the x axis to the cumulative federated oracle complexity Γ."
 }
 
 // metrics are the per-epoch metrics (docs/papers.md §2.3, §6).
@@ -192,8 +187,8 @@ var metrics = []experiment.Metric{
 	{Name: "est_error", Caption: "distance to the minimiser ‖θ_t − θ_opt‖", Short: "‖θ−θ_opt‖", Log: true},
 }
 
-// Metrics implements experiment.Family.
-func (Family) Metrics(experiment.Scenario) []experiment.Metric { return metrics }
+// Metrics implements experiment.Computation.
+func (compute) Metrics(experiment.Scenario, Config) []experiment.Metric { return metrics }
 
 // resolved is a racer with its parameters filled in.
 type resolved struct {
@@ -204,8 +199,7 @@ type resolved struct {
 }
 
 // resolve fills the racers' unpinned parameters; duplicates are kept once.
-func resolve(sc experiment.Scenario) []resolved {
-	c := cfg(sc)
+func resolve(c Config) []resolved {
 	var out []resolved
 	seen := map[string]bool{}
 	for _, spec := range c.Racers {
@@ -235,23 +229,22 @@ func resolve(sc experiment.Scenario) []resolved {
 	return out
 }
 
-// Racers implements experiment.Family.
-func (Family) Racers(sc experiment.Scenario) []experiment.Racer {
-	c := cfg(sc)
-	var out []experiment.Racer
-	for _, r := range resolve(sc) {
+// Racers implements experiment.Computation.
+func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*model.Federated] {
+	var out []experiment.RacerOf[*model.Federated]
+	for _, r := range resolve(c) {
 		var alg algorithms.FederatedAlgorithm = algorithms.LocalSGD{Steps: r.steps, Phi: c.Phi, Seed: sc.Seed}
 		if r.spec.Kind == KindFedLRGD {
 			alg = algorithms.FedLRGD{Rank: r.rank, Iters: c.Iters, Phi: c.Phi, Seed: sc.Seed, Tol: c.SVDTol}
 		}
-		out = append(out, experiment.Racer{Label: r.label, Spec: r.spec, Run: runner(alg)})
+		out = append(out, experiment.RacerOf[*model.Federated]{Label: r.label, Spec: r.spec, Run: runner(alg)})
 	}
 	return out
 }
 
-func runner(alg algorithms.FederatedAlgorithm) func(context.Context, any, int, func(experiment.Round)) error {
-	return func(ctx context.Context, data any, rounds int, emit func(experiment.Round)) error {
-		return alg.Run(ctx, data.(*model.Federated), rounds, func(r algorithms.EpochRound) {
+func runner(alg algorithms.FederatedAlgorithm) func(context.Context, *model.Federated, int, func(experiment.Round)) error {
+	return func(ctx context.Context, data *model.Federated, rounds int, emit func(experiment.Round)) error {
+		return alg.Run(ctx, data, rounds, func(r algorithms.EpochRound) {
 			emit(experiment.Round{Index: r.Index, Theta: r.Theta, Warning: r.Warning,
 				Values: []float64{r.Subopt, r.Oracle, r.CommUp, r.CommDown, r.GradNorm, r.OptDist}})
 		})
@@ -259,46 +252,21 @@ func runner(alg algorithms.FederatedAlgorithm) func(context.Context, any, int, f
 }
 
 // softLabels is the data configuration of the scenario.
-func softLabels(sc experiment.Scenario) datasets.SoftLabels {
-	c := cfg(sc)
+func softLabels(c Config) datasets.SoftLabels {
 	return datasets.SoftLabels{Clients: c.Clients, Samples: c.Samples, Dim: c.Dim, Server: c.Server, Shift: c.Shift}
 }
 
-// DataKey implements experiment.Family.
-func (Family) DataKey(sc experiment.Scenario) string {
-	return fmt.Sprintf("%#v|%v|%d", softLabels(sc), cfg(sc).Mu, sc.Seed)
+// DataKey implements experiment.Computation.
+func (compute) DataKey(sc experiment.Scenario, c Config) string {
+	return fmt.Sprintf("%#v|%v|%d", softLabels(c), c.Mu, sc.Seed)
 }
 
-// Prepare implements experiment.Family: the data and F* of the problem.
-func (Family) Prepare(ctx context.Context, sc experiment.Scenario, report func(experiment.Progress)) (any, error) {
-	d, err := softLabels(sc).Generate(sc.Seed)
+// Prepare implements experiment.Computation: the data and F* of the problem.
+func (compute) Prepare(_ context.Context, sc experiment.Scenario, c Config, _ func(experiment.Progress)) (*model.Federated, error) {
+	d, err := softLabels(c).Generate(sc.Seed)
 	if err != nil {
 		return nil, &experiment.InputError{Msg: err.Error()}
 	}
-	loss := model.Logistic{Dim: d.Dim, Mu: cfg(sc).Mu}
+	loss := model.Logistic{Dim: d.Dim, Mu: c.Mu}
 	return model.NewFederated(loss, d.Dim+1, d.Server, d.Clients, 1), nil
-}
-
-// Facts implements experiment.Family.
-func (Family) Facts(sc experiment.Scenario, data any) experiment.Facts {
-	c := cfg(sc)
-	f := experiment.Facts{
-		Summary: fmt.Sprintf("m=%d clients × s=%d, server R=%d, d=%d, S=%d, φ=%s, μ=%s", c.Clients, c.Samples, c.Server, c.Dim, c.Iters,
-			experiment.FormatFloat(c.Phi), experiment.FormatFloat(c.Mu)),
-		Charts: []string{"suboptimality", "grad_norm"},
-		Levels: []experiment.Level{{Metric: "suboptimality", Value: c.Epsilon, Label: "target ε"}},
-	}
-	tol := c.SVDTol
-	how := "given"
-	if tol == 0 {
-		tol, how = algorithms.DefaultSVDTol, "default"
-	}
-	f.Params = []experiment.Param{{Name: "server", Value: float64(c.Server), How: "given"}, {Name: "svd_tol", Value: tol, How: how}}
-	for _, r := range resolve(sc) {
-		if r.spec.Kind == KindFedLRGD && r.rank < c.Server {
-			f.Notes = append(f.Notes, fmt.Sprintf("the server holds R=%d samples: a FedLRGD racer of rank r < R weights the R − r beyond its nodes like a client's, (R − r)·r more gradients in epoch 1 than the paper's r²", c.Server))
-			break
-		}
-	}
-	return f
 }

@@ -14,7 +14,7 @@ import (
 // of the federated oracle complexity (docs/papers.md §2.3). (It was the last
 // check of the old TestNewtonRoundsShape.)
 func TestLowRankShape(t *testing.T) {
-	cat := experiment.NewCatalog(Family{})
+	cat := experiment.NewCatalog(Family)
 	sc, err := cat.Scenario("lowrank", "rounds=3", "algorithms=fedlrgd:r=4,fedavg")
 	if err != nil {
 		t.Fatal(err)

@@ -16,12 +16,12 @@ func race(t *testing.T, sc experiment.Scenario) map[string][]experiment.Round {
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	data, err := Family{}.Prepare(context.Background(), sc, nil)
+	data, err := Family.Prepare(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]experiment.Round{}
-	for _, r := range (Family{}).Racers(sc) {
+	for _, r := range Family.Racers(sc) {
 		if err := r.Run(context.Background(), data, sc.Rounds, func(rd experiment.Round) { out[r.Label] = append(out[r.Label], rd) }); err != nil {
 			t.Fatalf("%s: %v", r.Label, err)
 		}
@@ -81,15 +81,15 @@ func TestComplexityEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := Family{}.Evaluate(context.Background(), p)
+	rows, err := Family.Sweeps().Evaluate(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	eps := cfg(p).Epsilon
-	data, _ := Family{}.Prepare(context.Background(), p, nil)
+	data, _ := Family.Prepare(context.Background(), p, nil)
 	fp := data.(*model.Federated)
 	c := cfg(p)
-	for i, r := range resolve(p) {
+	for i, r := range resolve(cfg(p)) {
 		var alg algorithms.FederatedAlgorithm = algorithms.LocalSGD{Steps: r.steps, Phi: c.Phi, Seed: p.Seed}
 		if r.spec.Kind == KindFedLRGD {
 			alg = algorithms.FedLRGD{Rank: r.rank, Iters: c.Iters, Phi: c.Phi, Seed: p.Seed}
@@ -108,7 +108,7 @@ func TestComplexityEvaluate(t *testing.T) {
 		}
 	}
 	// The theory curves are the paper's formulas at every grid value.
-	ms := Family{}.SweepMetrics(sc)
+	ms := Family.Sweeps().SweepMetrics(sc)
 	th := ms[0].Theory
 	if len(th) != 6 {
 		t.Fatalf("%d theory curves, want 4 FedLRGD + 2 FedAvg bounds", len(th))

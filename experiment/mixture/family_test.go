@@ -19,7 +19,7 @@ import (
 )
 
 // catalog holds the one family of these tests.
-var catalog = experiment.NewCatalog(Family{})
+var catalog = experiment.NewCatalog(Family)
 
 // distIdx is the position of cluster_dist in a round's values.
 var distIdx = experiment.MetricIndex(metrics, "cluster_dist")
@@ -203,10 +203,10 @@ func TestMixtureKnobs(t *testing.T) {
 	if m.K != 4 || m.Delta != 1 || m.DeltaAssumed != 2 || len(m.Weights) != 4 || !m.Prox || m.Eta != 0.1 {
 		t.Fatalf("knobs not applied: %+v", m)
 	}
-	if racers := (Family{}).Racers(sc); racers[0].Label != "FedMD + FedProx" || racers[1].Label != "FedProx, random init" {
+	if racers := Family.Racers(sc); racers[0].Label != "FedMD + FedProx" || racers[1].Label != "FedProx, random init" {
 		t.Fatalf("labels %q, %q", racers[0].Label, racers[1].Label)
 	}
-	if d, err := trueSeparation(sc); err != nil || d < 1-1e-12 || d > 1+1e-12 {
+	if d, err := trueSeparation(cfg(sc), sc.Seed); err != nil || d < 1-1e-12 || d > 1+1e-12 {
 		t.Fatalf("delta=1: separation %v, %v", d, err)
 	}
 	if got := sc.Get("weights"); got != "1,1,2,4" {

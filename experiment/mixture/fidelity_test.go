@@ -12,7 +12,7 @@ import (
 // scenario is the mixture preset with keys set.
 func scenario(t *testing.T, seed uint64, rounds int, kv ...string) experiment.Scenario {
 	t.Helper()
-	sc := Family{}.Presets()[0].Scenario()
+	sc := Family.Presets()[0].Scenario()
 	sc.Seed = seed
 	// These tests were written for docs/papers.md §8's T = 12 Phase-1 rounds
 	// (the preset now takes 30): their rounds and seeds count on it.
@@ -144,7 +144,7 @@ func TestSeparationWarning(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := Family{}.Facts(sc, data)
+		f := Family.Facts(sc, data)
 		if got := hasWarning(f.Warnings, "Δ/σ"); got != test.warn {
 			t.Errorf("delta=%s: Δ/σ warning %v, want %v (%q)", test.delta, got, test.warn, f.Warnings)
 		}
@@ -225,7 +225,7 @@ func TestMaxSamples(t *testing.T) {
 		t.Errorf("largest client: %d at max_samples=300, %d at 1000", a, b)
 	}
 	s300, s1000 := scenario(t, 1, 0, "max_samples", "300"), scenario(t, 1, 0, "max_samples", "1000")
-	if (Family{}).DataKey(s300) == (Family{}).DataKey(s1000) {
+	if Family.DataKey(s300) == Family.DataKey(s1000) {
 		t.Error("max_samples=300 and 1000 share their data")
 	}
 }

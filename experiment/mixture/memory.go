@@ -6,7 +6,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Memory implements experiment.MemoryEstimator (issue 13): the float64
+// Memory implements experiment.Computation (issue 13): the float64
 // arrays of the population and of the two racers (docs/papers.md §5.2–§5.4),
 // with the Phase-2 client sizes drawn exactly as the generator draws them
 // (Mixture.LabelsAndSizes, k·M draws, no data):
@@ -17,8 +17,7 @@ import (
 //   - per anchor FedMD's d×d moment matrix and its d×k blocks;
 //   - per racer its models u_i (M × d) and, per round, the clients'
 //     cluster assignment kept for the cluster view and the JSON lines.
-func (Family) Memory(sc experiment.Scenario) (uint64, string) {
-	c := cfg(sc)
+func (compute) Memory(sc experiment.Scenario, c Config) (uint64, string) {
 	g := c.data(sc.Seed)
 	d := g.Dim
 	_, sizes := g.LabelsAndSizes(sc.Seed)
@@ -55,3 +54,6 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 	}
 	return total, knob
 }
+
+// InputFiles implements experiment.Computation: the family reads no files.
+func (compute) InputFiles(experiment.Scenario, Config) []string { return nil }

@@ -8,7 +8,7 @@ import (
 )
 
 func TestMemoryGuard(t *testing.T) {
-	sc, err := experiment.NewCatalog(Family{}).Apply(mixture(), []string{"rounds=14", "clients=50", "pool=200", "anchors=4", "anchor_pairs=10"})
+	sc, err := experiment.NewCatalog(Family).Apply(mixture(), []string{"rounds=14", "clients=50", "pool=200", "anchors=4", "anchor_pairs=10"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestMemoryGuard(t *testing.T) {
 func TestMemoryCountsAnchors(t *testing.T) {
 	sc := mixture()
 	experiment.Update(&sc, func(c *Config) { c.Anchors, c.Dim, c.Clients, c.Pool, c.Pairs = 1000, 2000, 10, 1, 1 })
-	need, knob := Family{}.Memory(sc)
+	need, knob := Family.Memory(sc)
 	if need < 1000*2000*2000*8 || knob != "anchors" {
 		t.Errorf("1000 anchors in d=2000: %d bytes (knob %s), want at least 32 GB and knob anchors", need, knob)
 	}

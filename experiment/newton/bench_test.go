@@ -25,7 +25,7 @@ func BenchmarkTunePendigits(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := (Family{}).Prepare(context.Background(), sc, nil); err != nil {
+		if _, err := Family.Prepare(context.Background(), sc, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,16 +37,16 @@ func BenchmarkNewtonRounds(b *testing.B) {
 	sc := newtonRounds()
 	b.ReportAllocs()
 	for b.Loop() {
-		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		data, err := Family.Prepare(context.Background(), sc, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, r := range (Family{}).Racers(sc) {
+		for _, r := range Family.Racers(sc) {
 			if err := r.Run(context.Background(), data, sc.Rounds, func(experiment.Round) {}); err != nil {
 				b.Fatal(err)
 			}
 		}
-		_ = Family{}.Facts(sc, data)
+		_ = Family.Facts(sc, data)
 	}
 }
 
@@ -60,7 +60,7 @@ func benchSweep(b *testing.B, sc experiment.Scenario) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := (Family{}).Evaluate(context.Background(), p); err != nil {
+			if _, err := Family.Sweeps().Evaluate(context.Background(), p); err != nil {
 				b.Fatal(err)
 			}
 		}

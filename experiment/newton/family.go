@@ -6,21 +6,28 @@ package newton
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/fedscope/fedscope/datasets"
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// Family is paper 003's family; its zero value is ready to use.
-type Family struct{}
+// Family is paper 003's family.
+var Family = experiment.Define(experiment.Definition[Config, *Prepared]{
+	Name:    "newton",
+	Paper:   "003_e9274c8da9a67e14.txt (docs/papers.md §4)",
+	Compute: compute{},
+	Present: present{},
+	Sweeps:  sweeps{},
+})
 
-// Name implements experiment.Family.
-func (Family) Name() string { return "newton" }
-
-// Paper implements experiment.Family.
-func (Family) Paper() string { return "003_e9274c8da9a67e14.txt (docs/papers.md §4)" }
+// compute is what the engine runs (experiment.Computation), present what
+// the front ends say (experiment.Presentation), sweeps how the sweep
+// presets are evaluated (experiment.Sweeps).
+type (
+	compute struct{}
+	present struct{}
+	sweeps  struct{}
+)
 
 // Data is everything Prepare reads: the synthetic data or the data file, the
 // split, and the ridge model in feature space.
@@ -54,8 +61,6 @@ type Config struct {
 	Total      int // |D| of the local-size sweep: Samples = Total/Clients; 0 otherwise
 }
 
-func cfg(sc experiment.Scenario) Config { return experiment.Config[Config](sc) }
-
 // Kinds of racer.
 const (
 	KindKRR       = "krr"
@@ -65,16 +70,9 @@ const (
 	KindFedProx   = "fedprox"
 )
 
-const (
-	maxClients = 10_000
-	maxDim     = 2_000
-	maxSamples = 1_000_000
-	maxSteps   = 1_000
-)
-
 var racerKinds = []experiment.RacerKind{
 	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton},
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: maxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "mu", Max: experiment.MaxFloat, Real: true}}},
 }
 
@@ -84,17 +82,16 @@ func (d Data) synthetic() datasets.Newton {
 		Alpha: d.Alpha, Beta: d.Beta, NoiseVar: d.NoiseVar, Test: d.TestSize, DirichletC: d.DirichletC}
 }
 
-// Validate implements experiment.Family.
-func (Family) Validate(sc experiment.Scenario) error {
-	c := cfg(sc)
+// Validate implements experiment.Computation.
+func (compute) Validate(sc experiment.Scenario, c Config) error {
 	n := c.Data
 	bad := experiment.Errorf
 	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
 		return err
 	}
 	switch {
-	case n.Clients < 1 || n.Clients > maxClients:
-		return bad("clients=%d: must lie in 1..%d", n.Clients, maxClients)
+	case n.Clients < 1 || n.Clients > experiment.MaxClients:
+		return bad("clients=%d: must lie in 1..%d", n.Clients, experiment.MaxClients)
 	case c.LocalSteps < 1:
 		return bad("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	case !(c.Eta > 0):
@@ -130,61 +127,6 @@ func (Family) Validate(sc experiment.Scenario) error {
 		return bad("total_samples=%d: applies only to the local-size sweep (newton-local-size); set samples instead", c.Total)
 	}
 	return nil
-}
-
-// Help implements experiment.Family.
-func (Family) Help(sc experiment.Scenario) string {
-	return "Test MSE (accuracy for classes) per round, and the distance to centralised KRR on a log axis: " +
-		"FedNewton contracts towards KRR by its contraction factor Υ (in the title) per round when Υ < 1, and diverges when Υ > 1; " +
-		"DKRR is its round-0 start. The title also says the bandwidth σ² and λ used (tune=true: the best validation score with Υ < 1)."
-}
-
-// summary is the line under the title; with the prepared data p it shows
-// the bandwidth and λ actually used and FedNewton's contraction factor Υ.
-func summary(c Config, p *Prepared) string {
-	var b strings.Builder
-	n := c.Data
-	// Υ first: it decides whether FedNewton converges, and a narrow title
-	// is cut at its end.
-	if p != nil {
-		ups := p.Ridge.Contraction()
-		fmt.Fprintf(&b, "Υ=%.3g", ups)
-		if ups >= 1 {
-			b.WriteString(" ≥ 1: FedNewton diverges")
-		}
-		b.WriteString(" · ")
-	}
-	if n.DataPath != "" {
-		fmt.Fprintf(&b, "file %s, M=%d clients", shortPath(n.DataPath), n.Clients)
-		if n.DirichletC > 0 {
-			fmt.Fprintf(&b, ", Dir(%s)", experiment.FormatFloat(n.DirichletC))
-		}
-	} else {
-		fmt.Fprintf(&b, "m=%d clients × %d, d=%d, α=%s, β=%s", n.Clients, n.Samples, n.Dim,
-			experiment.FormatFloat(n.Alpha), experiment.FormatFloat(n.Beta))
-	}
-	fmt.Fprintf(&b, ", RFF %d", n.RFFDim)
-	switch {
-	case p != nil:
-		fmt.Fprintf(&b, ", σ²=%.4g, λ=%s", p.Bandwidth, experiment.FormatFloat(p.Lambda))
-		if n.Tune {
-			b.WriteString(" (tuned)")
-		}
-	case n.Tune:
-		b.WriteString(", σ² and λ tuned on a validation split")
-	case n.Bandwidth > 0:
-		fmt.Fprintf(&b, ", σ²=%s, λ=%s", experiment.FormatFloat(n.Bandwidth), experiment.FormatFloat(n.Lambda))
-	default:
-		fmt.Fprintf(&b, ", σ² from the median distance, λ=%s", experiment.FormatFloat(n.Lambda))
-	}
-	return b.String()
-}
-
-func shortPath(p string) string {
-	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
-		return p[i+1:]
-	}
-	return p
 }
 
 // readable checks that a data file is a regular file that can be opened,

@@ -13,7 +13,7 @@ import (
 )
 
 // catalog holds the one family of these tests.
-var catalog = experiment.NewCatalog(Family{})
+var catalog = experiment.NewCatalog(Family)
 
 // Small versions of the newton sweeps: the presets' grids and racers with
 // few random features and test points, so that a sweep takes well under a
@@ -114,3 +114,6 @@ func labelsOf(rows [][]string) []string {
 	}
 	return out
 }
+
+// cfg reads a scenario's configuration back.
+func cfg(sc experiment.Scenario) Config { return sc.Config.(Config) }

@@ -114,12 +114,11 @@ func (s ridgeSize) dominant(d Data) string {
 	return knob
 }
 
-// Memory implements experiment.MemoryEstimator. For a data file the rows
+// Memory implements experiment.Computation. For a data file the rows
 // and features are not known before the file is read; Prepare then checks
 // them itself (fileCheck) before allocating, and this estimate covers only
 // the feature map's part that the knobs fix.
-func (Family) Memory(sc experiment.Scenario) (uint64, string) {
-	c := cfg(sc)
+func (compute) Memory(_ experiment.Scenario, c Config) (uint64, string) {
 	d := c.Data
 	racers := len(c.Racers)
 	if d.DataPath != "" {
@@ -137,9 +136,9 @@ func (Family) Memory(sc experiment.Scenario) (uint64, string) {
 // trainDim are those of the training file when path is the test file (0
 // while the training file itself is read); the outputs are taken as 1
 // until the classes are known (checkFile is called again then).
-func fileCheck(ctx context.Context, sc experiment.Scenario, path string, trainRows, trainDim int) func(rows, dim int) error {
+func fileCheck(ctx context.Context, c Config, path string, trainRows, trainDim int) func(rows, dim int) error {
 	return func(rows, dim int) error {
-		d := cfg(sc).Data
+		d := c.Data
 		train, test := rows, 0
 		switch {
 		case trainRows > 0: // the test file
@@ -147,7 +146,7 @@ func fileCheck(ctx context.Context, sc experiment.Scenario, path string, trainRo
 		case d.TestPath == "": // a hold-out split of this file
 			test = int(float64(rows)*d.Holdout) + 1
 		}
-		return checkFile(ctx, sc, fmt.Sprintf("%q (%d rows × %d features)", path, rows, dim), train, test, max(dim, trainDim), 1)
+		return checkFile(ctx, c, fmt.Sprintf("%q (%d rows × %d features)", path, rows, dim), train, test, max(dim, trainDim), 1)
 	}
 }
 
@@ -156,8 +155,7 @@ func fileCheck(ctx context.Context, sc experiment.Scenario, path string, trainRo
 // clients), the feature map from dim inputs, the statistics of the clients
 // and the test features, with the given number of outputs. what names the
 // file in the message.
-func checkFile(ctx context.Context, sc experiment.Scenario, what string, train, test, dim, classes int) error {
-	c := cfg(sc)
+func checkFile(ctx context.Context, c Config, what string, train, test, dim, classes int) error {
 	d := c.Data
 	s := ridgeSize{clients: d.Clients, rows: train, in: dim, features: d.RFFDim, outputs: classes,
 		testRows: test, inputRows: 2 * (train + test)}
@@ -167,10 +165,10 @@ func checkFile(ctx context.Context, sc experiment.Scenario, what string, train, 
 	return experiment.CheckMemory(ctx, s.bytes(len(c.Racers)), fmt.Sprintf("data=%s, rff_dim=%d:", what, d.RFFDim))
 }
 
-// InputFiles implements experiment.Inputs: the data file and the test file
-// a run reads.
-func (Family) InputFiles(sc experiment.Scenario) []string {
-	d := cfg(sc).Data
+// InputFiles implements experiment.Computation: the data file and the test
+// file a run reads.
+func (compute) InputFiles(_ experiment.Scenario, c Config) []string {
+	d := c.Data
 	var out []string
 	for _, p := range []string{d.DataPath, d.TestPath} {
 		if p != "" {

@@ -16,7 +16,7 @@ import (
 
 func apply(t *testing.T, sc experiment.Scenario, sets ...string) experiment.Scenario {
 	t.Helper()
-	sc, err := experiment.NewCatalog(Family{}).Apply(sc, sets)
+	sc, err := experiment.NewCatalog(Family).Apply(sc, sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,14 +40,14 @@ func TestMemoryGuard(t *testing.T) {
 // M features.
 func TestMemoryOfRandomFeatures(t *testing.T) {
 	sc := apply(t, newtonRounds(), "rff_dim=5000", "clients=10000", "samples=400")
-	need, knob := Family{}.Memory(sc)
+	need, knob := Family.Memory(sc)
 	// |D| = 10000·400 rows: the clients' statistics alone are
 	// min(2mM², 2|D|M) = 2·4·10⁶·5000 numbers, twice (H_j and H_j + μI).
 	if want := uint64(2 * 2 * 4_000_000 * 5000 * 8); need < want || knob != "clients" {
 		t.Errorf("rff_dim=5000 clients=10000: %d bytes (knob %s), want at least %d and knob clients", need, knob, want)
 	}
 	sc = apply(t, newtonRounds(), "test_size=1000000")
-	if need, knob := (Family{}).Memory(sc); need < 1_000_000*200*8 || knob != "test_size" {
+	if need, knob := Family.Memory(sc); need < 1_000_000*200*8 || knob != "test_size" {
 		t.Errorf("test_size=1000000: %d bytes (knob %s), want at least 1.6 GB and knob test_size", need, knob)
 	}
 }
@@ -72,7 +72,7 @@ func TestWideFileIsRefusedBeforeAllocating(t *testing.T) {
 		{[]string{"data=" + narrow, "test=" + wide, "clients=2"}, "wide.libsvm"},
 	} {
 		sc := apply(t, newtonRounds(), test.sets...)
-		_, err := Family{}.Prepare(ctx, sc, nil)
+		_, err := Family.Prepare(ctx, sc, nil)
 		var ie *experiment.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), test.file) || !strings.Contains(err.Error(), "× 500000 features") ||
 			!strings.Contains(err.Error(), "is available") {
@@ -93,7 +93,7 @@ func TestFileRunIsGuarded(t *testing.T) {
 	os.WriteFile(path, []byte(b.String()), 0o644)
 	sc := apply(t, newtonRounds(), "data="+path, "clients=2", "rff_dim=20")
 	var need uint64
-	_, err := Family{}.Prepare(context.Background(), sc, nil)
+	_, err := Family.Prepare(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,10 +105,10 @@ func TestFileRunIsGuarded(t *testing.T) {
 	s2 := ridgeSize{clients: 2, rows: 40 - 8, in: 3, features: 20, outputs: 2, testRows: 8, inputRows: 2 * 40}
 	need = max(need, s2.bytes(len(cfg(sc).Racers)))
 	limit := experiment.Headroom(need)
-	if _, err := (Family{}).Prepare(experiment.WithMemory(context.Background(), limit-1), sc, nil); err == nil {
+	if _, err := Family.Prepare(experiment.WithMemory(context.Background(), limit-1), sc, nil); err == nil {
 		t.Errorf("one byte under the estimate of %d bytes the file was prepared", need)
 	}
-	if _, err := (Family{}).Prepare(experiment.WithMemory(context.Background(), limit), sc, nil); err != nil {
+	if _, err := Family.Prepare(experiment.WithMemory(context.Background(), limit), sc, nil); err != nil {
 		t.Errorf("at the estimate: %v", err)
 	}
 }
@@ -123,7 +123,7 @@ func TestTooManyClasses(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(b.String()), 0o644)
 	sc := apply(t, newtonRounds(), "data="+path, "task=classification", "clients=2")
-	_, err := Family{}.Prepare(context.Background(), sc, nil)
+	_, err := Family.Prepare(context.Background(), sc, nil)
 	var ie *experiment.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "too many classes") || !strings.Contains(err.Error(), "task=regression") {
 		t.Errorf("err = %v; want an InputError about too many classes suggesting task=regression", err)
@@ -137,13 +137,13 @@ func TestPrepareIsCancellable(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sc := apply(t, newtonRounds(), "rounds=1")
-	if _, err := (Family{}).Prepare(ctx, sc, nil); !errors.Is(err, context.Canceled) {
+	if _, err := Family.Prepare(ctx, sc, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("synthetic: err = %v, want context.Canceled", err)
 	}
 	path := filepath.Join(t.TempDir(), "d.libsvm")
 	os.WriteFile(path, []byte(strings.Repeat("1 1:1\n2 1:2\n", 20)), 0o644)
 	sc = apply(t, newtonRounds(), "data="+path, "clients=2")
-	if _, err := (Family{}).Prepare(ctx, sc, nil); !errors.Is(err, context.Canceled) {
+	if _, err := Family.Prepare(ctx, sc, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("file: err = %v, want context.Canceled", err)
 	}
 }

@@ -71,16 +71,16 @@ func TestTuneRule(t *testing.T) {
 	for _, clients := range []int{4, 16, 40} {
 		t.Run(fmt.Sprintf("%d clients", clients), func(t *testing.T) {
 			sc := fileScenario(t, writeBlobs(t, 400, 2.5, 3), "tune", "true", "rff_dim", "60", "clients", fmt.Sprint(clients))
-			data, err := Family{}.Prepare(context.Background(), sc, nil)
+			data, err := Family.Prepare(context.Background(), sc, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := data.(*Prepared)
-			train, _, err := loadFiles(context.Background(), sc)
+			train, _, err := loadFiles(context.Background(), cfg(sc), sc.Seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			parts, err := partition(context.Background(), sc, train)
+			parts, err := partition(context.Background(), cfg(sc).Data, sc.Seed, train)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestTuneRule(t *testing.T) {
 			if math.Abs(p.Ridge.Contraction()-want.ups) > 1e-4*math.Max(1, want.ups) {
 				t.Errorf("Υ of the prepared run %v, of the chosen setting %v", p.Ridge.Contraction(), want.ups)
 			}
-			f := Family{}.Facts(sc, data)
+			f := Family.Facts(sc, data)
 			if got := params(f); got["bandwidth"].How != "tuned" || got["lambda"].How != "tuned" || got["contraction"].Value != roundSig(p.Ridge.Contraction(), 6) {
 				t.Errorf("params %+v", f.Params)
 			}
@@ -151,11 +151,11 @@ func TestFactsParams(t *testing.T) {
 	sc := newtonRounds()
 	sc.Preset = "newton-rounds"
 	experiment.Update(&sc, func(c *Config) { c.Data.Clients, c.Data.Samples, c.Data.RFFDim, c.Data.TestSize = 5, 300, 40, 100 })
-	data, err := Family{}.Prepare(context.Background(), sc, nil)
+	data, err := Family.Prepare(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Family{}.Facts(sc, data)
+	f := Family.Facts(sc, data)
 	ps := params(f)
 	ups := data.(*Prepared).Ridge.Contraction()
 	if ps["bandwidth"] != (experiment.Param{Name: "bandwidth", Value: newtonBandwidth, How: "given"}) ||
@@ -181,11 +181,11 @@ func TestFactsParams(t *testing.T) {
 	}
 	// Few samples per client, λ = 1e-7: Υ ≥ 1, said with its cause.
 	experiment.Update(&sc, func(c *Config) { c.Data.Samples, c.Data.Lambda = 20, 1e-7 })
-	data, err = Family{}.Prepare(context.Background(), sc, nil)
+	data, err = Family.Prepare(context.Background(), sc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f = Family{}.Facts(sc, data)
+	f = Family.Facts(sc, data)
 	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0], "FedNewton will diverge") || !strings.Contains(f.Warnings[0], "because of") ||
 		!strings.Contains(f.Summary, "≥ 1: FedNewton diverges") {
 		t.Errorf("Υ = %v: summary %q, warnings %q", data.(*Prepared).Ridge.Contraction(), f.Summary, f.Warnings)
@@ -204,11 +204,11 @@ func TestSweepDiverged(t *testing.T) {
 		t.Fatal(err)
 	}
 	experiment.Update(&p, func(c *Config) { c.Data.Lambda, c.Data.TestSize = 1e-6, 200 })
-	rows, err := Family{}.Evaluate(context.Background(), p)
+	rows, err := Family.Sweeps().Evaluate(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms := Family{}.SweepMetrics(sc)
+	ms := Family.Sweeps().SweepMetrics(sc)
 	idx := func(name string) int {
 		for i, m := range ms {
 			if m.Name == name {
@@ -218,8 +218,8 @@ func TestSweepDiverged(t *testing.T) {
 		t.Fatalf("no metric %s", name)
 		return -1
 	}
-	labels := Family{}.SweepLabels(sc)
-	_, ridge, _ := synthetic(context.Background(), p)
+	labels := Family.Sweeps().SweepLabels(sc)
+	_, ridge, _ := synthetic(context.Background(), cfg(p).Data, p.Seed)
 	ups := ridge.Contraction()
 	if ups <= 1 {
 		t.Fatalf("Υ = %v, want > 1 for this point", ups)
@@ -236,7 +236,7 @@ func TestSweepDiverged(t *testing.T) {
 			t.Errorf("KRR: %v", row)
 		}
 	}
-	stat := Family{}.SweepStat(sc)
+	stat := Family.Sweeps().SweepStat(sc)
 	cells := [][][]float64{rows, rows, nil}
 	for r := range rows {
 		mean, std, n := stat(cells, r, idx(DivergedTrialsMetric))
@@ -255,13 +255,13 @@ func TestNewtonRoundsFigure5Shape(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		sc := newtonRounds()
 		sc.Seed = seed
-		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		data, err := Family.Prepare(context.Background(), sc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := data.(*Prepared)
 		final := map[string][]float64{}
-		for _, r := range (Family{}).Racers(sc) {
+		for _, r := range Family.Racers(sc) {
 			var mse []float64
 			if err := r.Run(context.Background(), data, sc.Rounds, func(rd experiment.Round) { mse = append(mse, rd.Values[0]) }); err != nil {
 				t.Fatalf("seed %d: %s: %v", seed, r.Label, err)
@@ -292,7 +292,7 @@ func TestSameBytesAnyCPUs(t *testing.T) {
 	prepare := func(procs int) *Prepared {
 		prev := runtime.GOMAXPROCS(procs)
 		defer runtime.GOMAXPROCS(prev)
-		data, err := Family{}.Prepare(context.Background(), sc, nil)
+		data, err := Family.Prepare(context.Background(), sc, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,5 +311,26 @@ func TestSameBytesAnyCPUs(t *testing.T) {
 		math.Float64bits(a.Ridge.Contraction()) != math.Float64bits(b.Ridge.Contraction()) {
 		t.Errorf("1 CPU: σ²=%v λ=%v Υ=%v; 2 CPUs: σ²=%v λ=%v Υ=%v (or KRR/DKRR differ)",
 			a.Bandwidth, a.Lambda, a.Ridge.Contraction(), b.Bandwidth, b.Lambda, b.Ridge.Contraction())
+	}
+}
+
+// TestFileChoiceKnobs: the keys of a data file with named values take
+// exactly those, and say which when refused.
+func TestFileChoiceKnobs(t *testing.T) {
+	sc := preset(t, "newton-rounds")
+	for _, test := range []struct{ key, good, want string }{
+		{"task", "classification", `task="x": must be auto, classification or regression`},
+		{"label_column", "last", `label_column="x": must be first or last`},
+		{"partition", "dirichlet", `partition="x": must be iid or dirichlet`},
+	} {
+		if err := sc.Set(test.key, "x"); err == nil || err.Error() != test.want {
+			t.Errorf("%s=x: %v, want %q", test.key, err, test.want)
+		}
+		if err := sc.Set(test.key, test.good); err != nil || sc.Get(test.key) != test.good {
+			t.Errorf("%s=%s: %v, reads back %q", test.key, test.good, err, sc.Get(test.key))
+		}
+	}
+	if d := cfg(sc).Data; d.Task != "classification" || !d.LabelLast || d.DirichletC != 0.5 {
+		t.Errorf("data configuration %+v, want task, label column and Dirichlet c = 0.5 set", d)
 	}
 }

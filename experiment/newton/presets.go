@@ -2,8 +2,8 @@ package newton
 
 import "github.com/fedscope/fedscope/experiment"
 
-// Presets implements experiment.Family.
-func (Family) Presets() []experiment.Preset {
+// Presets implements experiment.Computation.
+func (compute) Presets() []experiment.Preset {
 	return []experiment.Preset{
 		{Name: "newton-rounds", Summary: "KRR, DKRR, FedNewton, FedAvg, FedProx: test MSE per round on heterogeneous synthetic data, σ² = 10 (Table 2's 0.1 read as 1/σ²), λ = 1e-4 so that Υ < 1 (paper 003, Fig. 5)", Build: newtonRounds},
 		{Name: "newton-local-size", Summary: "sweep: test MSE of KRR, DKRR, FedNewton t=1,2,4,8, FedAvg, FedProx against the number of clients at |D| = 10000 (paper 003, Fig. 3)", Build: newtonLocalSize},
@@ -30,19 +30,19 @@ func (Family) Presets() []experiment.Preset {
 // lambda_prox=7e-7 to see Table 2's λ: FedNewton diverges, and the warning
 // and its divergence message say why.
 func newtonRounds() experiment.Scenario {
-	return experiment.Scenario{
-		Family: Family{},
-		Rounds: 20,
-		Seed:   1,
-		Config: Config{
-			Data: Data{Clients: 20, Samples: 500, Dim: 10, Alpha: 0.01, Beta: 0.001, NoiseVar: 0.2, TestSize: 2500,
-				RFFDim: 200, Bandwidth: newtonBandwidth, Lambda: 1e-4, Holdout: 0.2, MinSize: 10, Scale: true, Task: "auto"},
-			Eta:        0.001,
-			LocalSteps: 2,
-			LambdaProx: 7e-5,
-			Racers: []experiment.RacerSpec{{Kind: KindKRR}, {Kind: KindDKRR}, {Kind: KindFedNewton},
-				{Kind: KindFedAvg}, {Kind: KindFedProx}},
-		},
+	return experiment.Scenario{Family: Family, Rounds: 20, Seed: 1, Config: newtonRoundsConfig()}
+}
+
+// newtonRoundsConfig is the configuration of newtonRounds.
+func newtonRoundsConfig() Config {
+	return Config{
+		Data: Data{Clients: 20, Samples: 500, Dim: 10, Alpha: 0.01, Beta: 0.001, NoiseVar: 0.2, TestSize: 2500,
+			RFFDim: 200, Bandwidth: newtonBandwidth, Lambda: 1e-4, Holdout: 0.2, MinSize: 10, Scale: true, Task: "auto"},
+		Eta:        0.001,
+		LocalSteps: 2,
+		LambdaProx: 7e-5,
+		Racers: []experiment.RacerSpec{{Kind: KindKRR}, {Kind: KindDKRR}, {Kind: KindFedNewton},
+			{Kind: KindFedAvg}, {Kind: KindFedProx}},
 	}
 }
 
@@ -65,10 +65,15 @@ func dataScenario(seed uint64) experiment.Scenario {
 	sc := newtonRounds()
 	sc.Preset = "data"
 	sc.Seed = seed
-	experiment.Update(&sc, func(c *Config) {
-		c.Data = Data{Clients: 10, Samples: c.Data.Samples, Dim: c.Data.Dim, RFFDim: 2000, Lambda: 1e-4,
-			Holdout: 0.2, MinSize: 10, Scale: true, Task: "auto"}
-		c.LambdaProx = 1e-4
-	})
+	sc.Config = dataConfig()
 	return sc
+}
+
+// dataConfig is the configuration of dataScenario.
+func dataConfig() Config {
+	c := newtonRoundsConfig()
+	c.Data = Data{Clients: 10, Samples: c.Data.Samples, Dim: c.Data.Dim, RFFDim: 2000, Lambda: 1e-4,
+		Holdout: 0.2, MinSize: 10, Scale: true, Task: "auto"}
+	c.LambdaProx = 1e-4
+	return c
 }

@@ -40,19 +40,19 @@ var newtonSweepT = []int{1, 2, 4, 8}
 // (relative to max(1, Υ)).
 const sweepContractionTol = 1e-4
 
-// SweepMetrics implements experiment.Sweeper: per trial, the test MSE of
+// Metrics implements experiment.Sweeps: per trial, the test MSE of
 // every racer (FedNewton once per t; the mean over the trials in which the
 // racer did not diverge), the fraction and the number of trials in which it
 // diverged, FedNewton's contraction factor Υ, and the local size or the
 // empirical Δ_Dj and Δ_fj of the data.
-func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
+func (sweeps) Metrics(_ experiment.Scenario, c Config) []experiment.SweepMetric {
 	out := []experiment.SweepMetric{
 		{Name: "test_mse", Caption: "test MSE (mean over the trials that did not diverge)", Ref: math.NaN()},
 		{Name: DivergedMetric, Caption: "fraction of trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
 		{Name: DivergedTrialsMetric, Caption: "trials in which the racer diverged", Ref: math.NaN(), TableOnly: true},
 		{Name: ContractionMetric, Caption: "FedNewton's contraction factor Υ (> 1: it diverges)", Ref: 1, RefNote: "Υ = 1", TableOnly: true},
 	}
-	if !measuresHeterogeneity(sc) {
+	if !measuresHeterogeneity(c) {
 		out = append(out, experiment.SweepMetric{Name: "local_size", Caption: "samples per client |D_j| = |D|/m", Ref: math.NaN(), TableOnly: true})
 	} else {
 		out = append(out,
@@ -67,13 +67,13 @@ func (Family) SweepMetrics(sc experiment.Scenario) []experiment.SweepMetric {
 // Δ_Dj and Δ_fj: all but the local-size sweep (the one with total_samples),
 // whose data are homogeneous and whose many small clients would make the
 // power iterations of Δ_Dj cost more than the racers.
-func measuresHeterogeneity(sc experiment.Scenario) bool { return cfg(sc).Total == 0 }
+func measuresHeterogeneity(c Config) bool { return c.Total == 0 }
 
-// newtonSweepLabels are the racers' labels, a FedNewton racer expanding into
-// one curve per t.
-func (Family) SweepLabels(sc experiment.Scenario) []string {
+// Labels implements experiment.Sweeps: the racers' labels, a FedNewton racer
+// expanding into one curve per t.
+func (sweeps) Labels(sc experiment.Scenario, c Config) []string {
 	var out []string
-	for _, r := range (Family{}).Racers(sc) {
+	for _, r := range (compute{}).Racers(sc, c) {
 		if r.Spec.Kind == KindFedNewton {
 			for _, t := range newtonSweepT {
 				out = append(out, fmt.Sprintf("%s t=%d", r.Label, t))
@@ -85,15 +85,15 @@ func (Family) SweepLabels(sc experiment.Scenario) []string {
 	return out
 }
 
-// Evaluate implements experiment.Sweeper for one (grid value, trial): KRR
+// Evaluate implements experiment.Sweeps for one (grid value, trial): KRR
 // and DKRR are read after one round (they do not iterate), FedNewton after
 // t = 1, 2, 4, 8 of one run, FedAvg and FedProx after sc.Rounds rounds. A
 // racer that diverges (FedNewton when Υ > 1) has no test MSE from that
 // round on (+Inf, which the table leaves out) and diverged = 1. Υ is
 // computed for every trial (Lanczos, a few dozen local solves), its cause
 // only when a run's message needs it.
-func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64, error) {
-	nd, p, err := synthetic(ctx, sc)
+func (sweeps) Evaluate(ctx context.Context, sc experiment.Scenario, c Config) ([][]float64, error) {
+	nd, p, err := synthetic(ctx, c.Data, sc.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +101,8 @@ func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64
 		return nil, err
 	}
 	ups, _ := p.ContractionTol(sweepContractionTol)
-	extra := []float64{ups, float64(cfg(sc).Data.Samples)}
-	if measuresHeterogeneity(sc) {
+	extra := []float64{ups, float64(c.Data.Samples)}
+	if measuresHeterogeneity(c) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -118,7 +118,7 @@ func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64
 		return append([]float64{mse, div, div}, extra...)
 	}
 	var out [][]float64
-	for _, r := range (Family{}).Racers(sc) {
+	for _, r := range (compute{}).Racers(sc, c) {
 		rounds := sc.Rounds
 		switch r.Spec.Kind {
 		case KindKRR, KindDKRR:
@@ -143,7 +143,7 @@ func (Family) Evaluate(ctx context.Context, sc experiment.Scenario) ([][]float64
 
 // ridgeMSE runs a ridge racer for the given rounds and returns its test MSE
 // after each, +Inf from the round it diverged at.
-func ridgeMSE(ctx context.Context, r experiment.Racer, p *model.Ridge, rounds int) ([]float64, error) {
+func ridgeMSE(ctx context.Context, r experiment.RacerOf[*Prepared], p *model.Ridge, rounds int) ([]float64, error) {
 	mse := make([]float64, rounds)
 	for i := range mse {
 		mse[i] = math.Inf(1)
@@ -216,9 +216,9 @@ func newtonHeterogeneity() experiment.Scenario {
 	return sc
 }
 
-// SweepSummary implements experiment.Sweeper.
-func (Family) SweepSummary(sc experiment.Scenario) string {
-	c, s := cfg(sc), sc.Sweep
+// Summary implements experiment.Sweeps.
+func (sweeps) Summary(sc experiment.Scenario, c Config) string {
+	s := sc.Sweep
 	d := c.Data
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s…%s × %d trials · ", s.Knob, experiment.FormatFloat(s.Grid[0]), experiment.FormatFloat(s.Grid[len(s.Grid)-1]), sc.Trials)
@@ -237,11 +237,11 @@ func (Family) SweepSummary(sc experiment.Scenario) string {
 	return b.String()
 }
 
-// SweepStat implements experiment.Sweeper: means and sample standard
-// deviations over the trials, except diverged_trials, which is a count.
-func (f Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
+// Stat implements experiment.Sweeps: means and sample standard deviations
+// over the trials, except diverged_trials, which is a count.
+func (s sweeps) Stat(sc experiment.Scenario, c Config) experiment.StatFunc {
 	count := -1
-	for i, m := range f.SweepMetrics(sc) {
+	for i, m := range s.Metrics(sc, c) {
 		if m.Name == DivergedTrialsMetric {
 			count = i
 		}
@@ -271,4 +271,4 @@ func (f Family) SweepStat(sc experiment.Scenario) experiment.StatFunc {
 }
 
 // checkData validates the synthetic data of a sweep's point scenario.
-func checkData(p experiment.Scenario) error { return cfg(p).Data.synthetic().Validate() }
+var checkData = experiment.Typed(func(_ experiment.Scenario, c Config) error { return c.Data.synthetic().Validate() })

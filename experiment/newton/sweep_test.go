@@ -38,7 +38,7 @@ func TestNewtonSweepPresets(t *testing.T) {
 		if sc.Sweep.Knob != test.knob || !slices.Equal(sc.Sweep.Grid, test.grid) || sc.Trials != 10 {
 			t.Errorf("%s: knob %s, grid %v, trials %d", sc.Preset, sc.Sweep.Knob, sc.Sweep.Grid, sc.Trials)
 		}
-		if got := (Family{}).SweepLabels(sc); !slices.Equal(got, wantLabels) {
+		if got := Family.Sweeps().SweepLabels(sc); !slices.Equal(got, wantLabels) {
 			t.Errorf("%s: racers %q", sc.Preset, got)
 		}
 		for i := range sc.Sweep.Grid {

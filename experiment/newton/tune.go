@@ -125,19 +125,54 @@ func diverges(points []TunePoint, bw, lambda float64) bool {
 // costs one Cholesky factorisation; the σ² values run in parallel on all
 // cores. The Υ checks need the federation's local statistics at a σ²,
 // built only for the σ² of a candidate (at most two kept at a time).
-func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clients []*datasets.Set, test *datasets.Set,
+func tune(ctx context.Context, n Data, seed uint64, train *datasets.Set, clients []*datasets.Set, test *datasets.Set,
 	report func(experiment.Progress)) (*Tuning, *model.RidgeStats, error) {
-	n := cfg(sc).Data
-	fit, val := train.Split(tuneHoldout, sc.Seed+1)
 	t := &Tuning{Classify: train.Classes > 0, BestUpsilon: math.NaN(), Upsilon: math.NaN()}
-	rff := func(bw float64) *model.RFF { return model.NewRFF(train.Dim, n.RFFDim, bw, sc.Seed) }
-	var mu sync.Mutex
-	done, total := 0, len(bandwidthGrid)
+	rff := func(bw float64) *model.RFF { return model.NewRFF(train.Dim, n.RFFDim, bw, seed) }
 	progress := func(stage string, d, tot int) {
 		if report != nil {
 			report(experiment.Progress{Stage: stage, Done: d, Total: tot})
 		}
 	}
+	if err := t.score(ctx, train, seed, rff, progress); err != nil {
+		return nil, nil, err
+	}
+	best := t.best()
+	if best < 0 {
+		return nil, nil, experiment.Errorf("tune: no (bandwidth, λ) on the grid gave a usable fit of %s", n.DataPath)
+	}
+	b := t.Points[best]
+	t.BestBandwidth, t.BestLambda, t.Best, t.Noise = b.Bandwidth, b.Lambda, b.Score, b.SE
+	stats := &federationStats{clients: clients, rff: rff}
+	chosen, err := t.check(ctx, stats, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.BestUpsilon = t.Points[best].Upsilon
+	if chosen < 0 {
+		chosen = best
+	}
+	c := t.Points[chosen]
+	t.Bandwidth, t.Lambda, t.Upsilon, t.Score = c.Bandwidth, c.Lambda, c.Upsilon, c.Score
+	st, err := stats.at(c.Bandwidth)
+	if err == nil {
+		err = st.SetTest(test)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("tune: %w", err)
+	}
+	return t, st, nil
+}
+
+// score fills t.Points with the validation score of every (σ², λ) of the
+// grid: KRR fitted on a seeded split of the training rows and scored on the
+// rest. The σ² values run in parallel; each builds its features and Gram
+// matrix once, and each λ costs one Cholesky factorisation.
+func (t *Tuning) score(ctx context.Context, train *datasets.Set, seed uint64, rff func(float64) *model.RFF,
+	progress func(string, int, int)) error {
+	fit, val := train.Split(tuneHoldout, seed+1)
+	var mu sync.Mutex
+	done, total := 0, len(bandwidthGrid)
 	progress("tuning σ² and λ", 0, total)
 	points := make([][]TunePoint, len(bandwidthGrid))
 	parallel.For(len(bandwidthGrid), func(i int) {
@@ -165,14 +200,18 @@ func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clie
 		mu.Unlock()
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, nil, err
+		return err
 	}
 	for _, ps := range points {
 		t.Points = append(t.Points, ps...)
 	}
-	// Candidates: within one standard error of the best, best first, ties
-	// to the larger λ (more contraction), then grid order.
-	best := -1 // the best score; among equal scores the largest λ
+	return nil
+}
+
+// best returns the index of the best score, among equal scores the largest
+// λ; −1 when no setting has a score.
+func (t *Tuning) best() int {
+	best := -1
 	for k, pt := range t.Points {
 		if math.IsNaN(pt.Score) {
 			continue
@@ -182,11 +221,12 @@ func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clie
 			best = k
 		}
 	}
-	if best < 0 {
-		return nil, nil, experiment.Errorf("tune: no (bandwidth, λ) on the grid gave a usable fit of %s", n.DataPath)
-	}
-	b := t.Points[best]
-	t.BestBandwidth, t.BestLambda, t.Best, t.Noise = b.Bandwidth, b.Lambda, b.Score, b.SE
+	return best
+}
+
+// order lists the scored settings best first, ties to the larger λ (more
+// contraction), then in grid order.
+func (t *Tuning) order() []int {
 	order := make([]int, 0, len(t.Points))
 	for k, pt := range t.Points {
 		if !math.IsNaN(pt.Score) {
@@ -203,33 +243,16 @@ func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clie
 		}
 		return -cmp.Compare(px.Lambda, py.Lambda)
 	})
-	// Walk the candidates, building the federation's statistics at a σ²
-	// when first needed (keeping the last two).
-	type cached struct {
-		bw    float64
-		stats *model.RidgeStats
-	}
-	var cache []cached
-	statsAt := func(bw float64) (*model.RidgeStats, error) {
-		for _, c := range cache {
-			if c.bw == bw {
-				return c.stats, nil
-			}
-		}
-		s, err := model.NewRidgeStats(clients, nil, rff(bw))
-		if err != nil {
-			return nil, err
-		}
-		if len(cache) == 2 { // each holds every client's features or Gram matrix
-			cache = cache[1:]
-		}
-		cache = append(cache, cached{bw, s})
-		return s, nil
-	}
-	chosen := -1
+	return order
+}
+
+// check walks the settings in order of score, computing FedNewton's Υ on
+// the run's federation, and returns the first with Υ < 1, or −1.
+func (t *Tuning) check(ctx context.Context, stats *federationStats, progress func(string, int, int)) (int, error) {
+	order := t.order()
 	for i, k := range order {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return -1, err
 		}
 		pt := &t.Points[k]
 		if diverges(t.Points, pt.Bandwidth, pt.Lambda) {
@@ -237,31 +260,48 @@ func tune(ctx context.Context, sc experiment.Scenario, train *datasets.Set, clie
 			continue
 		}
 		progress("checking FedNewton's Υ in order of score", i, len(order))
-		s, err := statsAt(pt.Bandwidth)
+		s, err := stats.at(pt.Bandwidth)
 		if err != nil {
-			return nil, nil, fmt.Errorf("tune: %w", err)
+			return -1, fmt.Errorf("tune: %w", err)
 		}
 		if pt.Upsilon, err = s.ContractionAt(pt.Lambda, tuneContractionTol, 1); err != nil {
 			pt.Upsilon = math.Inf(1) // a local Hessian is not positive definite at this λ
 		}
 		t.Checked++
 		if pt.Upsilon < 1 {
-			chosen = k
-			break
+			return k, nil
 		}
 	}
-	t.BestUpsilon = t.Points[best].Upsilon
-	if chosen < 0 {
-		chosen = best
+	return -1, nil
+}
+
+// federationStats builds the statistics of the run's federation at a
+// bandwidth when first needed, keeping the last two (each holds every
+// client's features or Gram matrix).
+type federationStats struct {
+	clients []*datasets.Set
+	rff     func(float64) *model.RFF
+	cache   []bandwidthStats
+}
+
+type bandwidthStats struct {
+	bw    float64
+	stats *model.RidgeStats
+}
+
+func (f *federationStats) at(bw float64) (*model.RidgeStats, error) {
+	for _, c := range f.cache {
+		if c.bw == bw {
+			return c.stats, nil
+		}
 	}
-	c := t.Points[chosen]
-	t.Bandwidth, t.Lambda, t.Upsilon, t.Score = c.Bandwidth, c.Lambda, c.Upsilon, c.Score
-	s, err := statsAt(c.Bandwidth)
-	if err == nil {
-		err = s.SetTest(test)
-	}
+	s, err := model.NewRidgeStats(f.clients, nil, f.rff(bw))
 	if err != nil {
-		return nil, nil, fmt.Errorf("tune: %w", err)
+		return nil, err
 	}
-	return t, s, nil
+	if len(f.cache) == 2 {
+		f.cache = f.cache[1:]
+	}
+	f.cache = append(f.cache, bandwidthStats{bw, s})
+	return s, nil
 }

@@ -17,10 +17,10 @@ const DefaultPreset = "paradox"
 // Catalog returns every family fedscope offers.
 func Catalog() *experiment.Catalog {
 	return experiment.NewCatalog(
-		linear.Family{},  // 000: the stationary-point paradox, federation gain, polynomial fit
-		lowrank.Family{}, // 001: FedLRGD and federated oracle complexity
-		bound.Family{},   // 002: FedAvg under the lecture notes' bound
-		newton.Family{},  // 003: FedNewton, DKRR, KRR
-		mixture.Family{}, // 004: clustered FL for mixed regression
+		linear.Family,  // 000: the stationary-point paradox, federation gain, polynomial fit
+		lowrank.Family, // 001: FedLRGD and federated oracle complexity
+		bound.Family,   // 002: FedAvg under the lecture notes' bound
+		newton.Family,  // 003: FedNewton, DKRR, KRR
+		mixture.Family, // 004: clustered FL for mixed regression
 	)
 }

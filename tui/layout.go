@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/fedscope/fedscope/tui/chart"
+)
+
+// layout is a view's screen before it is fitted to the terminal: the title,
+// the body (charts, grids), the story, the sentences of the moment, the
+// legend and the status bar. Every view lays out through it, so that every
+// view keeps the lesson at every size from 80×24 up:
+//
+//	title (one line, two when it does not fit)
+//	body ··························· side panel (the story), where the body
+//	                                 keeps chartMinWidth columns beside it
+//	messages, or the caption (the story in one or two lines) where no panel fits
+//	legend
+//	status · hints
+//
+// The body gets every row the others leave. Messages take the caption's
+// lines first; more of them take rows from the body down to minBody, and
+// what still does not fit is counted on the last line ("? shows them").
+type layout struct {
+	title    string
+	body     func(w, h int) string
+	minBody  int    // rows below which the body would stop being readable
+	story    string // the side panel's text
+	panel    string // the side panel's heading
+	caption  string // the story in a sentence or two, where no panel fits
+	capLines int    // the most lines the caption may take (2; a lesson step more)
+	messages []string
+	legend   func(w int) []string
+	status   string
+	acts     []action
+	globals  []action // the keys of every view (help, quit, the lesson's)
+}
+
+// chartMinWidth is the narrowest the charts may get for a side panel to
+// appear beside them: at 100 columns a panel would leave the paradox's 150
+// rounds two thirds of a column each.
+const chartMinWidth = 88
+
+// panelWidth is the side panel's width on a w-column terminal.
+func panelWidth(w int) int { return min(max(w/4, 30), 44) }
+
+// render fits the layout to w×h.
+func (l layout) render(st styles, w, h int) string {
+	title := wrapLines([]string{l.title}, w, 3)
+	status := statusBar(st, l.status, append(l.acts, l.globals...), w)
+	legend := l.legend(w)
+	pw := 0
+	if l.story != "" && w-panelWidth(w)-2 >= chartMinWidth {
+		pw = panelWidth(w)
+	}
+	var caption []string
+	if pw == 0 && l.caption != "" {
+		caption = wrapLines([]string{st.muted.Render(l.caption)}, w, max(l.capLines, 1))
+	}
+	fixed := len(title) + len(legend) + 1
+	area := caption
+	if len(l.messages) > 0 {
+		room := max(h-fixed-l.minBody, len(caption), 1)
+		area = wrapLines(l.messages, w, room)
+	}
+	bodyH := max(h-fixed-len(area), 1)
+	var body string
+	if pw > 0 {
+		body = withPanel(st, l.body(w-pw-2, bodyH), l.panel, l.story, w-pw-2, pw, bodyH)
+	} else {
+		body = l.body(w, bodyH)
+	}
+	lines := append(title, body)
+	lines = append(lines, area...)
+	lines = append(lines, legend...)
+	lines = append(lines, status)
+	return chart.FitBox(strings.Join(lines, "\n"), w, h)
+}
+
+// withPanel puts the side panel, heading and wrapped text, to the right of
+// a body of width bw.
+func withPanel(st styles, body, heading, text string, bw, pw, h int) string {
+	panel := []string{st.caption.Render(heading)}
+	panel = append(panel, strings.Split(ansi.Wrap(st.muted.Render(text), pw, " "), "\n")...)
+	left := strings.Split(body, "\n")
+	var b strings.Builder
+	for i := 0; i < h; i++ {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		l := ""
+		if i < len(left) {
+			l = left[i]
+		}
+		b.WriteString(chart.PadRight(l, bw) + "  ")
+		if i < len(panel) {
+			b.WriteString(panel[i])
+		}
+	}
+	return b.String()
+}
