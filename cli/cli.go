@@ -110,66 +110,86 @@ type app struct {
 // the deadlines above: Main writes the rows computed so far itself, stops
 // a write under way between two lines, and returns.
 func (a *app) headless(ctx context.Context, args []string) int {
-	var said atomic.Bool // one message: the command's, or Main's after the deadline
-	report := func(err error) int {
-		if err != nil && said.Swap(true) {
-			return a.reportTo(ctx, err, io.Discard)
-		}
-		return a.report(ctx, err)
-	}
-	done := make(chan int, 2)
-	go func() { done <- report(a.command(ctx, args)) }()
+	h := &afterSignal{a: a, ctx: ctx, done: make(chan int, 2)}
+	go func() { h.done <- h.report(a.command(ctx, args)) }()
 	select {
-	case status := <-done:
+	case status := <-h.done:
 		return status
 	case <-ctx.Done():
 	}
-	timer := time.NewTimer(Grace)
-	defer timer.Stop()
-	wait := func(d time.Duration) (int, bool) {
-		timer.Reset(d)
-		select {
-		case status := <-done:
-			return status, true
-		case <-timer.C:
-			return 0, false
-		}
-	}
-	if status, ok := wait(Grace); ok {
+	h.timer = time.NewTimer(Grace)
+	defer h.timer.Stop()
+	if status, ok := h.wait(Grace); ok {
 		return status
 	}
+	return h.finish()
+}
+
+// afterSignal is a headless command after a signal.
+type afterSignal struct {
+	a     *app
+	ctx   context.Context
+	done  chan int // the status, once the command (or Main's write) has reported
+	timer *time.Timer
+	said  atomic.Bool // one message: the command's, or Main's after the deadline
+}
+
+// report reports err as the command's message unless one was given.
+func (h *afterSignal) report(err error) int {
+	if err != nil && h.said.Swap(true) {
+		return h.a.reportTo(h.ctx, err, io.Discard)
+	}
+	return h.a.report(h.ctx, err)
+}
+
+// wait waits d for the command's status.
+func (h *afterSignal) wait(d time.Duration) (int, bool) {
+	h.timer.Reset(d)
+	select {
+	case status := <-h.done:
+		return status, true
+	case <-h.timer.C:
+		return 0, false
+	}
+}
+
+// finish is headless after Grace: the rows so far are written (by Main
+// when the command still computes), a write still under way at
+// writeDeadline is stopped between two lines, and the status returned.
+func (h *afterSignal) finish() int {
+	a := h.a
 	a.mu.Lock()
 	j := a.job
 	a.mu.Unlock()
 	if j == nil && a.out.Load() == nil {
 		output.RemoveTemps() // a target opened for rows that never came
-		return report(errInterrupted{what: " before the run wrote anything"})
+		return h.report(errInterrupted{what: " before the run wrote anything"})
 	}
 	if j != nil && a.out.Load() == nil {
 		// Still computing: Main writes the rows so far.
 		go func() {
 			if err, wrote := j.finishOnce(a, true); wrote {
-				done <- report(err)
+				h.done <- h.report(err)
 			}
 		}()
 	}
-	if status, ok := wait(writeDeadline - Grace); ok {
+	if status, ok := h.wait(writeDeadline - Grace); ok {
 		return status
 	}
 	t := a.out.Load()
 	if t == nil { // the write has not begun: nothing to keep
 		output.RemoveTemps()
-		return report(errInterrupted{what: " before the rows were written"})
+		return h.report(errInterrupted{what: " before the rows were written"})
 	}
 	stopped := make(chan int64, 1)
 	go func() { stopped <- t.Stop() }()
-	timer.Reset(giveUp - writeDeadline)
+	h.timer.Reset(giveUp - writeDeadline)
 	select {
 	case lines := <-stopped:
 		output.RemoveTemps()
-		return report(errInterrupted{what: stoppedWhat(t, lines)})
-	case <-timer.C:
-		return report(errInterrupted{what: fmt.Sprintf(" while writing the rows to %s, which did not answer in time: it holds whole lines only, or is as it was", t.Describe())})
+		return h.report(errInterrupted{what: stoppedWhat(t, lines)})
+	case <-h.timer.C:
+		return h.report(errInterrupted{what: fmt.Sprintf(" while writing the rows to %s, which did not answer in time: it holds whole lines only, or is as it was", t.Describe())})
 	}
 }
 

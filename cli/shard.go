@@ -58,22 +58,9 @@ func (a *app) merge(ctx context.Context, args []string) error {
 			return experiment.Errorf("merge: %q: flags go before the shard files", n)
 		}
 	}
-	var files []*experiment.ShardFile
-	for _, n := range names {
-		file, err := os.Open(n)
-		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return experiment.Errorf("merge: %s: cannot read the file: %v", n, err)
-		}
-		sf, err := experiment.ReadShard(file, n)
-		file.Close()
-		if err != nil {
-			return err
-		}
-		files = append(files, sf)
+	files, err := readShards(names)
+	if err != nil {
+		return err
 	}
 	build, err := buildFingerprint()
 	if err != nil {
@@ -102,6 +89,28 @@ func (a *app) merge(ctx context.Context, args []string) error {
 		return errInterrupted{what: " while writing the table; wrote all of it to " + target.Describe()}
 	}
 	return nil
+}
+
+// readShards reads the shard files, each checked line by line.
+func readShards(names []string) ([]*experiment.ShardFile, error) {
+	var files []*experiment.ShardFile
+	for _, n := range names {
+		file, err := os.Open(n)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, experiment.Errorf("merge: %s: cannot read the file: %v", n, err)
+		}
+		sf, err := experiment.ReadShard(file, n)
+		file.Close()
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, sf)
+	}
+	return files, nil
 }
 
 // rebuildSweep turns a shard's recorded command-line inputs back into its
