@@ -45,9 +45,9 @@ const (
 //   - giveUp: should putting the file in place hang (a stalled disk), Main
 //     returns without it.
 const (
-	Grace         = 200 * time.Millisecond
-	writeDeadline = 300 * time.Millisecond
-	giveUp        = 450 * time.Millisecond
+	Grace         = 150 * time.Millisecond
+	writeDeadline = 250 * time.Millisecond
+	giveUp        = 400 * time.Millisecond
 )
 
 // Main runs fedscope with the arguments after the program name and returns
