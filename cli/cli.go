@@ -181,13 +181,20 @@ func (h *afterSignal) finish() int {
 		output.RemoveTemps()
 		return h.report(errInterrupted{what: " before the rows were written"})
 	}
-	stopped := make(chan int64, 1)
-	go func() { stopped <- t.Stop() }()
+	stopped := make(chan string, 1)
+	go func() {
+		lines, all := t.Stop()
+		if all {
+			stopped <- fmt.Sprintf(" while writing the rows; wrote all %d lines of the output to %s", lines, t.Describe())
+		} else {
+			stopped <- stoppedWhat(t, lines)
+		}
+	}()
 	h.timer.Reset(giveUp - writeDeadline)
 	select {
-	case lines := <-stopped:
+	case what := <-stopped:
 		output.RemoveTemps()
-		return h.report(errInterrupted{what: stoppedWhat(t, lines)})
+		return h.report(errInterrupted{what: what})
 	case <-h.timer.C:
 		return h.report(errInterrupted{what: fmt.Sprintf(" while writing the rows to %s, which did not answer in time: it holds whole lines only, or is as it was", t.Describe())})
 	}

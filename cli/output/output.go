@@ -84,6 +84,7 @@ type Target struct {
 	mu        sync.Mutex
 	stopped   atomic.Bool
 	lines     atomic.Int64 // whole lines the target has received
+	whole     atomic.Bool  // every line was handed to the target
 	begun     bool         // Write has begun (mu)
 	committed bool         // the file is in place, or given up (mu)
 }
@@ -365,17 +366,18 @@ func (t *Target) Write(write func(io.Writer) error) error {
 	if err == nil {
 		err = lw.flush()
 	}
-	if t.stopped.Load() && (err == nil || errors.Is(err, ErrStopped)) {
-		t.mu.Lock() // after Stop's own commit
-		defer t.mu.Unlock()
-		if !t.committed {
-			t.commit(true)
-		}
-		return ErrStopped
+	if err == nil {
+		t.whole.Store(true)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.committed { // Stop put the lines in place
+	switch {
+	case t.committed && t.whole.Load(): // Stop put every line in place
+		return nil
+	case t.committed: // Stop put the lines so far in place
+		return ErrStopped
+	case t.stopped.Load() && !t.whole.Load():
+		t.commit(true)
 		return ErrStopped
 	}
 	t.committed = true
@@ -419,12 +421,13 @@ func (t *Target) putInPlace(sync bool) error {
 
 // Stop ends a Write under way (from another goroutine) between two lines:
 // what the target received so far is kept, a file with those lines put in
-// place, and Write returns ErrStopped. It returns at once, with the number
-// of whole lines written, even when the Write is blocked on a pipe whose
-// reader stopped reading (that Write never returns; what the pipe
-// received is whole lines). A target whose Write has not begun is left as
-// it was, and its Write will write nothing.
-func (t *Target) Stop() int64 {
+// place, and Write returns ErrStopped (nil when every line was already
+// handed over). It returns at once, with the number of whole lines
+// written and whether they are all of them, even when the Write is blocked
+// on a pipe whose reader stopped reading (that Write never returns; what
+// the pipe received is whole lines). A target whose Write has not begun is
+// left as it was, and its Write will write nothing.
+func (t *Target) Stop() (lines int64, all bool) {
 	t.stopped.Store(true)
 	if t.Kind == Replace || t.Kind == InPlace {
 		// A file: waits for the chunk in flight, then puts the lines in place.
@@ -434,7 +437,7 @@ func (t *Target) Stop() int64 {
 		}
 		t.mu.Unlock()
 	}
-	return t.lines.Load()
+	return t.lines.Load(), t.whole.Load()
 }
 
 // commit ends a stopped target; t.mu is held. A begun file gets the lines

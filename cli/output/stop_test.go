@@ -74,7 +74,10 @@ func TestStopKeepsWholeLines(t *testing.T) {
 			var lines int64
 			err = tg.Write(manyRows(20000, func(i int) {
 				if i == 5000 {
-					lines = tg.Stop()
+					var all bool
+					if lines, all = tg.Stop(); all {
+						t.Error("Stop says every line was written, at line 5000 of 20000")
+					}
 				}
 			}))
 			if !errors.Is(err, ErrStopped) {
@@ -103,8 +106,8 @@ func TestStopBeforeWriteLeavesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := tg.Stop(); n != 0 {
-		t.Errorf("Stop = %d lines, want 0", n)
+	if n, all := tg.Stop(); n != 0 || all {
+		t.Errorf("Stop = %d lines (all: %v), want 0, not all", n, all)
 	}
 	if err := tg.Write(writeRows); !errors.Is(err, ErrStopped) {
 		t.Errorf("Write after Stop: %v, want ErrStopped", err)
@@ -151,7 +154,10 @@ func TestStopWithStalledReader(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- tg.Write(manyRows(20000, func(int) {})) }()
 	<-w.blocked
-	lines := tg.Stop() // must not wait for the blocked write
+	lines, whole := tg.Stop() // must not wait for the blocked write
+	if whole {
+		t.Error("Stop says every line was written to a blocked reader")
+	}
 	var all bytes.Buffer
 	for i, p := range w.got {
 		if len(p) > PipeChunk || !bytes.HasSuffix(p, []byte("\n")) {
@@ -196,5 +202,32 @@ func TestLongLinesPassWhole(t *testing.T) {
 	}
 	if tg.Lines() != 50 {
 		t.Errorf("Lines = %d, want 50", tg.Lines())
+	}
+}
+
+// TestStopAfterLastLine: a Stop that comes once the write is done changes
+// nothing and says that every line was written.
+func TestStopAfterLastLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.csv")
+	tg, err := open(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = tg.Write(func(w io.Writer) error {
+		if _, err := io.WriteString(w, rows); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Stop after a complete write changes nothing.
+	if n, all := tg.Stop(); n != 2 || !all {
+		t.Errorf("Stop after the write = %d lines (all: %v), want 2, all", n, all)
+	}
+	if got := content(t, path); got != rows {
+		t.Errorf("%q, want the rows", got)
 	}
 }
