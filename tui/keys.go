@@ -85,6 +85,27 @@ func hintBar(st styles, actions []action, w int) string {
 // helpColumns renders the actions grouped in columns that fit the width: as
 // many side by side as fit, else one under the other.
 func helpColumns(st styles, actions []action, w int) string {
+	cols, widths := helpGroups(st, actions)
+	var blocks []string
+	for start := 0; start < len(cols); {
+		end, total := start, 0
+		for end < len(cols) && (end == start || total+3+widths[end] <= w) {
+			if end > start {
+				total += 3
+			}
+			total += widths[end]
+			end++
+		}
+		blocks = append(blocks, sideBySide(cols[start:end], widths[start:end], w)...)
+		blocks = append(blocks, "")
+		start = end
+	}
+	return strings.TrimRight(strings.Join(blocks, "\n"), "\n")
+}
+
+// helpGroups renders each group of actions as a column of lines (its name,
+// then "keys  what they do"), and returns each column's width.
+func helpGroups(st styles, actions []action) ([][]string, []int) {
 	var order []string
 	groups := map[string][]action{}
 	for _, a := range actions {
@@ -107,48 +128,40 @@ func helpColumns(st styles, actions []action, w int) string {
 			cols[i] = append(cols[i], st.caption.Render(g))
 		}
 		for _, a := range groups[g] {
-			line := st.text.Render(chart.PadRight(a.name(), kw)) + "  " + st.muted.Render(a.help)
-			cols[i] = append(cols[i], line)
+			cols[i] = append(cols[i], st.text.Render(chart.PadRight(a.name(), kw))+"  "+st.muted.Render(a.help))
 		}
 		for _, l := range cols[i] {
 			widths[i] = max(widths[i], ansi.StringWidth(l))
 		}
 	}
-	var blocks []string
-	for start := 0; start < len(cols); {
-		end, total := start, 0
-		for end < len(cols) && (end == start || total+3+widths[end] <= w) {
-			if end > start {
-				total += 3
-			}
-			total += widths[end]
-			end++
-		}
-		height := 0
-		for _, c := range cols[start:end] {
-			height = max(height, len(c))
-		}
-		for r := 0; r < height; r++ {
-			var line strings.Builder
-			for i := start; i < end; i++ {
-				cell := ""
-				if r < len(cols[i]) {
-					cell = cols[i][r]
-				}
-				if i > start {
-					line.WriteString("   ")
-				}
-				if i < end-1 {
-					cell = chart.PadRight(cell, widths[i])
-				}
-				line.WriteString(cell)
-			}
-			blocks = append(blocks, ansi.Truncate(line.String(), w, "…"))
-		}
-		blocks = append(blocks, "")
-		start = end
+	return cols, widths
+}
+
+// sideBySide writes columns next to each other, three spaces apart.
+func sideBySide(cols [][]string, widths []int, w int) []string {
+	height := 0
+	for _, c := range cols {
+		height = max(height, len(c))
 	}
-	return strings.TrimRight(strings.Join(blocks, "\n"), "\n")
+	var out []string
+	for r := 0; r < height; r++ {
+		var line strings.Builder
+		for i := range cols {
+			cell := ""
+			if r < len(cols[i]) {
+				cell = cols[i][r]
+			}
+			if i > 0 {
+				line.WriteString("   ")
+			}
+			if i < len(cols)-1 {
+				cell = chart.PadRight(cell, widths[i])
+			}
+			line.WriteString(cell)
+		}
+		out = append(out, ansi.Truncate(line.String(), w, "…"))
+	}
+	return out
 }
 
 // Key is one binding as the help lists it: how the keys are written, what

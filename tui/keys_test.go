@@ -21,7 +21,7 @@ func TestKeysThatCannotActSayWhy(t *testing.T) {
 	}{
 		{nil, []string{"B"}, "batch=0 is already at the end of its range"},
 		{[]string{"subspace_dim=10"}, []string{"O"}, "subspace_dim=10 is already at the end of its range"},
-		{nil, []string{"9"}, "this race has 4 racers"},
+		{nil, []string{"9"}, "there are 4 racers here"},
 		{nil, []string{"m"}, "m does nothing on this view (elsewhere:"},
 		{nil, []string{"."}, "the run ends at round 150"},
 	} {

@@ -30,68 +30,18 @@ type legendRow struct {
 // reserve is the width planned for notes when deciding how many racers go
 // on a line.
 func legendTable(st styles, header []string, rows []legendRow, reserve, w int) []string {
-	labelW := 0
-	for _, r := range rows {
-		labelW = max(labelW, ansi.StringWidth(r.label))
-	}
-	colW := make([]int, len(header))
-	for j, h := range header {
-		colW[j] = ansi.StringWidth(h)
-		for _, r := range rows {
-			if j < len(r.values) {
-				colW[j] = max(colW[j], ansi.StringWidth(r.values[j]))
-			}
-		}
-	}
-	numW := 0
-	if len(rows) > 1 {
-		numW = len(strconv.Itoa(len(rows))) + 1
-	}
-	lead := 2 + numW + labelW // "g " + "n " + label
-	cells := func(vals []string) string {
-		var b strings.Builder
-		for j := range colW {
-			v := ""
-			if j < len(vals) {
-				v = vals[j]
-			}
-			b.WriteString("  " + chart.PadLeft(v, colW[j]))
-		}
-		return b.String()
-	}
-	base := lead + ansi.StringWidth(cells(nil))
+	t := newTableLayout(header, rows)
 	// Two racers per line when both fit with room for a note of reserve
 	// cells: decided before any note exists, so that the legend keeps its
 	// height when the end-of-run summary arrives.
 	perLine, rowW := 1, w
-	if len(rows) > 1 && 2*(base+2+reserve)+3 <= w {
+	if len(rows) > 1 && 2*(t.base+2+reserve)+3 <= w {
 		perLine, rowW = 2, (w-3)/2
 	}
-	noteFor := func(r legendRow) string {
-		for _, n := range r.notes {
-			if base+2+ansi.StringWidth(n) <= rowW {
-				return n
-			}
-		}
-		return ""
-	}
-	head := strings.Repeat(" ", lead) + cells(header)
+	head := strings.Repeat(" ", t.lead) + t.cells(header)
 	var entries []string
 	for _, r := range rows {
-		num := ""
-		if numW > 0 {
-			num = chart.PadRight(strconv.Itoa(r.number), numW)
-		}
-		name := string(r.look.glyph) + " " + num + chart.PadRight(r.label, labelW)
-		text := cells(r.values)
-		if n := noteFor(r); n != "" {
-			text += "  " + n
-		}
-		if r.dim {
-			entries = append(entries, st.dim.Render(name+text))
-			continue
-		}
-		entries = append(entries, st.paint(name, st.racerColor(r.look))+text)
+		entries = append(entries, t.entry(st, r, rowW))
 	}
 	lines := []string{st.muted.Render(head)}
 	if perLine == 2 {
@@ -108,6 +58,69 @@ func legendTable(st styles, header []string, rows []legendRow, reserve, w int) [
 		lines = lines[1:] // nothing to name
 	}
 	return lines
+}
+
+// tableLayout is the column widths of a legend table.
+type tableLayout struct {
+	labelW, numW int
+	colW         []int
+	lead, base   int // the glyph, number and label; the whole row without its note
+}
+
+func newTableLayout(header []string, rows []legendRow) tableLayout {
+	var t tableLayout
+	for _, r := range rows {
+		t.labelW = max(t.labelW, ansi.StringWidth(r.label))
+	}
+	t.colW = make([]int, len(header))
+	for j, h := range header {
+		t.colW[j] = ansi.StringWidth(h)
+		for _, r := range rows {
+			if j < len(r.values) {
+				t.colW[j] = max(t.colW[j], ansi.StringWidth(r.values[j]))
+			}
+		}
+	}
+	if len(rows) > 1 {
+		t.numW = len(strconv.Itoa(len(rows))) + 1
+	}
+	t.lead = 2 + t.numW + t.labelW // "g " + "n " + label
+	t.base = t.lead + ansi.StringWidth(t.cells(nil))
+	return t
+}
+
+// cells writes the values right-aligned under their headers.
+func (t tableLayout) cells(vals []string) string {
+	var b strings.Builder
+	for j := range t.colW {
+		v := ""
+		if j < len(vals) {
+			v = vals[j]
+		}
+		b.WriteString("  " + chart.PadLeft(v, t.colW[j]))
+	}
+	return b.String()
+}
+
+// entry writes one racer's row with the longest of its notes that fits in
+// rowW cells, its name in its colour (dimmed when hidden).
+func (t tableLayout) entry(st styles, r legendRow, rowW int) string {
+	num := ""
+	if t.numW > 0 {
+		num = chart.PadRight(strconv.Itoa(r.number), t.numW)
+	}
+	name := string(r.look.glyph) + " " + num + chart.PadRight(r.label, t.labelW)
+	text := t.cells(r.values)
+	for _, n := range r.notes {
+		if t.base+2+ansi.StringWidth(n) <= rowW {
+			text += "  " + n
+			break
+		}
+	}
+	if r.dim {
+		return st.dim.Render(name + text)
+	}
+	return st.paint(name, st.racerColor(r.look)) + text
 }
 
 // summaryReserve is the room a legend plans for an end-of-run summary that

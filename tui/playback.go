@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,8 +60,10 @@ type race struct {
 	fatal    string
 	progress experiment.Progress
 	finished []bool // racer i stopped (all rounds run, or diverged)
-	// warnings are the rounds' warnings, in arrival order, each once.
-	warnings []string
+	// warnings are the rounds' warnings, each once, in the order of the
+	// racers and then of the rounds (racers run concurrently: arrival order
+	// would differ between runs).
+	warnings []raceWarning
 	// first is the round of the first row (0 when the family reports θ_0,
 	// else 1): the view counts rows as positions 1, 2, …, which show rounds
 	// first, first+1, ….
@@ -147,6 +150,7 @@ func (r *race) tick() tea.Cmd {
 }
 
 // update handles the race's messages; it reports whether it handled msg.
+// Messages of an older run (another id) are dropped.
 func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 	switch msg := msg.(type) {
 	case tickMsg:
@@ -160,89 +164,116 @@ func (r *race) update(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case progressMsg:
-		if msg.runID != r.runID {
-			return nil, true
-		}
-		r.arrived()
-		r.progress = msg.progress
-		r.version++
-		return r.read(), true
-	case readyMsg:
-		if msg.runID != r.runID {
-			return nil, true
-		}
-		r.arrived()
-		r.facts = msg.facts
-		r.state = stateRunning
-		if len(msg.facts.Notes) > 0 && r.c.notice == "" {
-			r.c.notice = strings.Join(msg.facts.Notes, "; ")
-		}
-		r.version++
-		return tea.Batch(r.read(), r.tick()), true
-	case pointsMsg:
-		if msg.runID != r.runID {
-			return nil, true
-		}
-		r.arrived()
-		for _, p := range msg.points {
-			if p.Round.Index == 0 {
-				r.first = 0
-			}
-			if w := p.Round.Warning; w != "" {
-				r.warn(fmt.Sprintf("%s, round %d: %s", r.table.Labels[p.Racer], p.Round.Index, w))
-			}
-			r.table.Add(p)
-		}
-		r.state = stateRunning
-		cmds := []tea.Cmd{r.tick()}
-		if msg.tail != nil {
-			c, _ := r.update(msg.tail)
-			cmds = append(cmds, c)
-		} else {
-			cmds = append(cmds, r.read())
-		}
-		return tea.Batch(cmds...), true
-	case racerDoneMsg:
-		if msg.runID != r.runID {
-			return nil, true
-		}
-		r.arrived()
-		if msg.racer < len(r.finished) {
-			r.finished[msg.racer] = true
-		}
-		if msg.err != nil {
-			r.failures = append(r.failures, msg.err)
+		if msg.runID == r.runID {
+			r.arrived()
+			r.progress = msg.progress
 			r.version++
+			return r.read(), true
 		}
-		return tea.Batch(r.read(), r.tick()), true
+	case readyMsg:
+		if msg.runID == r.runID {
+			return r.ready(msg.facts), true
+		}
+	case pointsMsg:
+		if msg.runID == r.runID {
+			return r.points(msg), true
+		}
+	case racerDoneMsg:
+		if msg.runID == r.runID {
+			return r.racerDone(msg.racer, msg.err), true
+		}
 	case runDoneMsg:
-		if msg.runID != r.runID {
-			return nil, true
+		if msg.runID == r.runID {
+			return r.done(msg.res, msg.err), true
 		}
-		r.ended()
-		for i := range r.finished {
-			r.finished[i] = true
-		}
-		if msg.err != nil {
-			r.state, r.fatal = stateFailed, msg.err.Error()
-		} else {
-			r.state = stateDone
-			r.failures = msg.res.Failed()
-		}
-		r.version++
-		return r.tick(), true
+	default:
+		return nil, false
 	}
-	return nil, false
+	return nil, true
 }
 
-// warn records a warning once.
-func (r *race) warn(w string) {
+// ready takes the facts of the prepared data; their notes are shown once.
+func (r *race) ready(f experiment.Facts) tea.Cmd {
+	r.arrived()
+	r.facts = f
+	r.state = stateRunning
+	if len(f.Notes) > 0 && r.c.notice == "" {
+		r.c.notice = strings.Join(f.Notes, "; ")
+	}
+	r.version++
+	return tea.Batch(r.read(), r.tick())
+}
+
+// points records a batch of rounds (and the message that ended the batch).
+func (r *race) points(msg pointsMsg) tea.Cmd {
+	r.arrived()
+	for _, p := range msg.points {
+		if p.Round.Index == 0 {
+			r.first = 0
+		}
+		if w := p.Round.Warning; w != "" {
+			r.warn(raceWarning{p.Racer, p.Round.Index, fmt.Sprintf("%s, round %d: %s", r.table.Labels[p.Racer], p.Round.Index, w)})
+		}
+		r.table.Add(p)
+	}
+	r.state = stateRunning
+	cmds := []tea.Cmd{r.tick()}
+	if msg.tail != nil {
+		c, _ := r.update(msg.tail)
+		cmds = append(cmds, c)
+	} else {
+		cmds = append(cmds, r.read())
+	}
+	return tea.Batch(cmds...)
+}
+
+// racerDone notes that a racer stopped (all rounds run, or failed).
+func (r *race) racerDone(racer int, err error) tea.Cmd {
+	r.arrived()
+	if racer < len(r.finished) {
+		r.finished[racer] = true
+	}
+	if err != nil {
+		r.failures = append(r.failures, err)
+		r.version++
+	}
+	return tea.Batch(r.read(), r.tick())
+}
+
+// done ends the run: every racer stopped; the failures in racer order.
+func (r *race) done(res experiment.Result, err error) tea.Cmd {
+	r.ended()
+	for i := range r.finished {
+		r.finished[i] = true
+	}
+	if err != nil {
+		r.state, r.fatal = stateFailed, err.Error()
+	} else {
+		r.state = stateDone
+		r.failures = res.Failed()
+	}
+	r.version++
+	return r.tick()
+}
+
+// raceWarning is a round's warning and where it came from.
+type raceWarning struct {
+	racer, round int
+	text         string
+}
+
+// warn records a warning once, in racer and round order.
+func (r *race) warn(w raceWarning) {
 	for _, x := range r.warnings {
-		if x == w {
+		if x.text == w.text {
 			return
 		}
 	}
-	r.warnings = append(r.warnings, w)
+	i := len(r.warnings)
+	for i > 0 && (r.warnings[i-1].racer > w.racer || r.warnings[i-1].racer == w.racer && r.warnings[i-1].round > w.round) {
+		i--
+	}
+	r.warnings = slices.Insert(r.warnings, i, w)
 	r.version++
 }
 

@@ -29,21 +29,7 @@ func (r *race) raceActions(restart func(experiment.Scenario) tea.Cmd) []action {
 			run: func() tea.Cmd { r.moveCursor(1); return nil }},
 		{keys: []string{"end"}, help: "", group: "playback", run: func() tea.Cmd { r.moveCursor(r.revealed); return nil }},
 	}
-	n := len(r.specs)
-	for i := 0; i < 9; i++ {
-		a := action{keys: []string{strconv.Itoa(i + 1)}, group: "racers", run: func() tea.Cmd {
-			if i >= n {
-				r.c.notice = fmt.Sprintf("%d shows / hides racer %d: this race has %d racer%s", i+1, i+1, n, plural(n))
-				return nil
-			}
-			r.toggleRacer(i)
-			return nil
-		}}
-		if i == 0 && n > 1 {
-			a.label, a.help = "1-"+strconv.Itoa(min(n, 9)), "show / hide racer i (hidden racers dim in the legend)"
-		}
-		out = append(out, a)
-	}
+	out = append(out, toggleActions(r.c, len(r.specs), "racer", "racers", r.toggleRacer)...)
 	out = append(out,
 		action{keys: []string{"r"}, help: "restart", hint: "restart", group: "run", run: func() tea.Cmd { return restart(r.sc) }},
 		action{keys: []string{"n"}, help: "new seed", group: "run", run: func() tea.Cmd {
@@ -57,6 +43,48 @@ func (r *race) raceActions(restart func(experiment.Scenario) tea.Cmd) []action {
 		r.version++
 		return restart(sc)
 	})...)
+}
+
+// toggleActions are the keys 1–9 that show and hide the things of a view
+// (racers, curves); beyond their number a key says so.
+func toggleActions(c *common, n int, noun, group string, toggle func(i int)) []action {
+	var out []action
+	for i := 0; i < 9; i++ {
+		a := action{keys: []string{strconv.Itoa(i + 1)}, group: group, run: func() tea.Cmd {
+			if i >= n {
+				c.notice = fmt.Sprintf("%d shows / hides %s %d: there %s %d %s%s here", i+1, noun, i+1, isAre(n), n, noun, plural(n))
+				return nil
+			}
+			toggle(i)
+			return nil
+		}}
+		if i == 0 && n > 1 {
+			a.label, a.help = "1-"+strconv.Itoa(min(n, 9)), "show / hide "+noun+" i (hidden ones dim in the legend)"
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// tabAction is the key that shows the next chart when they do not all fit
+// (stacked says whether they do), or says that it has nothing to do.
+func tabAction(c *common, stacked func() bool, next func()) action {
+	return action{keys: []string{"tab"}, help: "next chart (when they do not all fit)", hint: "next chart", group: "view",
+		run: func() tea.Cmd {
+			if stacked() {
+				c.notice = "tab shows the next chart when they do not all fit: all are shown"
+				return nil
+			}
+			next()
+			return nil
+		}}
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 func plural(n int) string {

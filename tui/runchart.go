@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/tui/chart"
 )
 
@@ -34,7 +35,7 @@ func (v *runView) metricChart(m, w, rows int, axis chart.XAxis, cycling bool) st
 	spec, notes := v.chartSpec(m, w, rows, axis)
 	out, g := chart.Draw(spec)
 	head := v.chartCaption(m, g, cycling)
-	lines := captionLines(v.c.styles, head, notes, w)
+	lines := captionLines(v.c.styles, head, notes, w, false)
 	if extra := min(len(lines)-1, rows-2); extra > 0 {
 		spec.Height -= extra
 		out, g = chart.Draw(spec)
@@ -47,9 +48,20 @@ func (v *runView) metricChart(m, w, rows int, axis chart.XAxis, cycling bool) st
 // captionLines writes a chart's caption and the notes naming its dashed
 // lines: on one line when they fit (the long caption, else the short one),
 // else the notes wrapped on lines of their own — a note cut off would leave
-// a dashed line without a name.
-func captionLines(st styles, head [2]string, notes []string, w int) []string {
+// a dashed line without a name. preferLong keeps the long caption when the
+// notes then fit one line of their own (a sweep's caption names its mode).
+func captionLines(st styles, head [2]string, notes []string, w int, preferLong bool) []string {
 	joined := strings.Join(notes, "  ")
+	if preferLong && ansi.StringWidth(head[0]) <= w && ansi.StringWidth(joined) <= w {
+		line := st.caption.Render(head[0])
+		if joined == "" {
+			return []string{line}
+		}
+		if one := line + st.muted.Render("   "+joined); ansi.StringWidth(one) <= w {
+			return []string{one}
+		}
+		return []string{line, st.muted.Render(joined)}
+	}
 	for _, caption := range head {
 		line := st.caption.Render(caption)
 		if joined != "" {
@@ -86,48 +98,16 @@ func (v *runView) chartSpec(m, w, rows int, axis chart.XAxis) (chart.Spec, []str
 	}
 	xm := v.xAxisMetric()
 	oracle := v.xMetric && xm >= 0
-	lo, hi := 0.0, 1.0
+	var x *xResample
 	if oracle {
-		lo, hi = v.xRange(xm)
+		lo, hi := v.xRange(xm)
 		spec.Points = max(2, w-chart.PlotLeft-chart.RightSpare)
+		x = &xResample{metric: xm, lo: lo, hi: hi, points: spec.Points}
 	}
-	for i := range v.table.Labels {
-		if !v.visible(i) {
-			continue
-		}
-		vals, all := v.values(i, m), v.computed(i, m)
-		if oracle {
-			vals = resample(v.values(i, xm), vals, lo, hi, spec.Points)
-			all = vals
-		}
-		color := st.racerColor(v.looks[i])
-		spec.Curves = append(spec.Curves, chart.Series{Values: vals, Glyph: v.looks[i].glyph, Color: color, Racer: i})
-		spec.Range = append(spec.Range, all)
-		if b := v.metricIndex(metric.Bound); metric.Bound != "" && b >= 0 && v.c.theory {
-			bv := v.values(i, b)
-			if oracle {
-				bv = resample(v.values(i, xm), bv, lo, hi, spec.Points)
-			}
-			spec.Overlays = append(spec.Overlays, chart.Series{Values: bv, Glyph: boundGlyph, Color: color, Racer: -1})
-		}
-	}
-	var notes []string
-	for _, l := range v.facts.Levels {
-		if l.Metric != metric.Name || (l.Theory && !v.c.theory) {
-			continue
-		}
-		g := referenceGlyph
-		if l.Theory {
-			g = theoryGlyph
-		}
-		spec.Levels = append(spec.Levels, chart.Level{Value: l.Value, Glyph: g, Color: st.axis()})
-		notes = append(notes, fmt.Sprintf("%c %s %s", g, l.Label, formatValue(l.Value)))
-	}
-	if metric.Bound != "" && v.c.theory {
-		notes = append(notes, fmt.Sprintf("%c %s (same colour)", boundGlyph, v.table.Metrics[v.metricIndex(metric.Bound)].Label()))
-	}
+	v.addRacers(&spec, m, x)
+	notes := v.addLevels(&spec, metric)
 	if oracle {
-		spec.Ticks = logTicks(lo, hi, spec.Points, w)
+		spec.Ticks = logTicks(x.lo, x.hi, spec.Points, w)
 		return spec, notes
 	}
 	spec.Ticks = v.roundTicks(w)
@@ -149,6 +129,66 @@ func (v *runView) chartSpec(m, w, rows int, axis chart.XAxis) (chart.Spec, []str
 		}
 	}
 	return spec, notes
+}
+
+// xResample is a chart drawn against a cumulative metric instead of the
+// rounds: every curve resampled at points log-spaced values from 10^lo to
+// 10^hi.
+type xResample struct {
+	metric int
+	lo, hi float64
+	points int
+}
+
+// addRacers adds every visible racer's curve of metric m — the revealed
+// values, and every round computed as the range — and its bound, when the
+// metric has one and the theory overlays are on.
+func (v *runView) addRacers(spec *chart.Spec, m int, x *xResample) {
+	st := v.c.styles
+	metric := v.table.Metrics[m]
+	b := v.metricIndex(metric.Bound)
+	for i := range v.table.Labels {
+		if !v.visible(i) {
+			continue
+		}
+		vals, all := v.values(i, m), v.computed(i, m)
+		if x != nil {
+			vals = resample(v.values(i, x.metric), vals, x.lo, x.hi, x.points)
+			all = vals
+		}
+		color := st.racerColor(v.looks[i])
+		spec.Curves = append(spec.Curves, chart.Series{Values: vals, Glyph: v.looks[i].glyph, Color: color, Racer: i})
+		spec.Range = append(spec.Range, all)
+		if metric.Bound != "" && b >= 0 && v.c.theory {
+			bv := v.values(i, b)
+			if x != nil {
+				bv = resample(v.values(i, x.metric), bv, x.lo, x.hi, x.points)
+			}
+			spec.Overlays = append(spec.Overlays, chart.Series{Values: bv, Glyph: boundGlyph, Color: color, Racer: -1})
+		}
+	}
+}
+
+// addLevels adds the metric's reference and theory levels and returns the
+// notes naming them (and the bound, when one is drawn).
+func (v *runView) addLevels(spec *chart.Spec, metric experiment.Metric) []string {
+	st := v.c.styles
+	var notes []string
+	for _, l := range v.facts.Levels {
+		if l.Metric != metric.Name || (l.Theory && !v.c.theory) {
+			continue
+		}
+		g := referenceGlyph
+		if l.Theory {
+			g = theoryGlyph
+		}
+		spec.Levels = append(spec.Levels, chart.Level{Value: l.Value, Glyph: g, Color: st.axis()})
+		notes = append(notes, fmt.Sprintf("%c %s %s", g, l.Label, formatValue(l.Value)))
+	}
+	if metric.Bound != "" && v.c.theory {
+		notes = append(notes, fmt.Sprintf("%c %s (same colour)", boundGlyph, v.table.Metrics[v.metricIndex(metric.Bound)].Label()))
+	}
+	return notes
 }
 
 func axisLines(a chart.XAxis) int {

@@ -80,17 +80,8 @@ func (v *runView) help() (string, []action) {
 			run: func() tea.Cmd { v.c.logY = !v.c.logY; v.c.version++; return nil }},
 	)
 	acts = append(acts, v.explainActions()...)
-	if len(v.facts.Charts) > 1 {
-		acts = append(acts, action{keys: []string{"tab"}, help: "next chart (when only one fits)", group: "view",
-			run: func() tea.Cmd {
-				if v.stacked(v.w, v.bodyRows()) {
-					v.c.notice = "tab shows the next chart when only one fits: all are shown"
-					return nil
-				}
-				v.chart = (v.chart + 1) % len(v.facts.Charts)
-				v.version++
-				return nil
-			}})
+	if n := len(v.facts.Charts); n > 1 {
+		acts = append(acts, tabAction(v.c, func() bool { return v.stacked(v.w, v.bodyRows()) }, func() { v.chart = (v.chart + 1) % n; v.version++ }))
 	}
 	if m := v.xAxisMetric(); m >= 0 {
 		acts = append(acts, action{keys: []string{"x"}, help: "x axis: rounds / " + v.table.Metrics[m].Caption + " (log)", group: "view",

@@ -103,8 +103,11 @@ func (r *race) messages() []string {
 	if r.c.notice != "" {
 		msgs = append(msgs, st.notice.Render(r.c.notice))
 	}
-	for _, warn := range append(append([]string(nil), r.facts.Warnings...), r.warnings...) {
+	for _, warn := range r.facts.Warnings {
 		msgs = append(msgs, st.notice.Render("warning: "+warn))
+	}
+	for _, warn := range r.warnings {
+		msgs = append(msgs, st.notice.Render("warning: "+warn.text))
 	}
 	return msgs
 }

@@ -122,8 +122,13 @@ func TestSweepKeys(t *testing.T) {
 		t.Errorf("S: state %v", v.state)
 	}
 	h.press("?")
-	if !strings.Contains(h.screen(), "stop, keeping the trials done") {
-		t.Errorf("help overlay:\n%s", h.screen())
+	help := h.screen()
+	for i := 0; i < 5; i++ {
+		h.press("pgdown")
+		help += h.screen()
+	}
+	if !strings.Contains(help, "stop, keeping the trials done") {
+		t.Errorf("help overlay:\n%s", help)
 	}
 	h.press("esc")
 	// The preset picker leads back to a run view.

@@ -106,6 +106,23 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 		long, brief := v.theory(&spec, metric)
 		notes, short = append(notes, long...), append(short, brief...)
 	}
+	tail := v.modes(cycling)
+	// The notes in full when they take at most one line of their own,
+	// else their first clauses (? has them in full).
+	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w, true)
+	if len(lines) > 2 {
+		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w, true)
+	}
+	extra := min(len(lines)-1, rows-2)
+	lines = lines[:1+max(extra, 0)]
+	spec.Height -= max(extra, 0)
+	out, _ := chart.Draw(spec)
+	return strings.Join(lines, "\n") + "\n" + out
+}
+
+// modes is what a sweep chart's caption says of what the chart shows now:
+// the scale, the measured x labels, the chart of a cycle.
+func (v *sweepView) modes(cycling bool) string {
 	scale := "log"
 	if !v.c.logY {
 		scale = "linear"
@@ -117,18 +134,7 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 	if cycling {
 		modes = append(modes, fmt.Sprintf("tab: next chart (%d/%d)", v.chart%len(v.charted())+1, len(v.charted())))
 	}
-	tail := " (" + strings.Join(modes, " · ") + ")"
-	// The notes in full when they take at most one line of their own,
-	// else their first clauses (? has them in full).
-	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w)
-	if len(lines) > 2 {
-		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w)
-	}
-	extra := min(len(lines)-1, rows-2)
-	lines = lines[:1+max(extra, 0)]
-	spec.Height -= max(extra, 0)
-	out, _ := chart.Draw(spec)
-	return strings.Join(lines, "\n") + "\n" + out
+	return " (" + strings.Join(modes, " · ") + ")"
 }
 
 // theory adds the papers' predictions to a sweep chart — a curve dashed in

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -165,17 +164,32 @@ func (v *sweepView) schedule() tea.Cmd {
 }
 
 func (v *sweepView) help() (string, []action) {
-	acts := []action{
+	acts := v.sweepActions()
+	acts = append(acts,
+		action{keys: []string{"l"}, help: "log / linear y axis", group: "view", run: func() tea.Cmd { v.c.logY = !v.c.logY; v.c.version++; return nil }})
+	if v.sc.Sweep.Axis != "" {
+		acts = append(acts, action{keys: []string{"x"}, help: "x axis labels: the knob / what was measured (" + axisName(v.sc.Sweep.Axis) + ")",
+			hint: "x labels", group: "view", run: func() tea.Cmd { v.axisX = !v.axisX; v.version++; return nil }})
+	}
+	acts = append(acts, toggleActions(v.c, len(v.table.Labels), "curve", "curves", func(i int) { v.hidden[i] = !v.hidden[i]; v.version++ })...)
+	if n := len(v.charted()); n > 1 {
+		acts = append(acts, tabAction(v.c, func() bool { return v.stacked(v.bodyRows()) }, func() { v.chart = (v.chart + 1) % n; v.version++ }))
+	}
+	acts = append(acts, liveActions(v.c, v.sc, v.sc.Sweep.Knob, v.restart)...)
+	hasTheory := false
+	for _, m := range v.table.Metrics {
+		hasTheory = hasTheory || len(m.Theory) > 0
+	}
+	acts = append(acts, explainActions(v.c, v.sc, hasTheory)...)
+	return v.intro(), acts
+}
+
+// sweepActions are the keys of the sweep itself: pause, stop, restart, the
+// grid cursor, a new seed, export.
+func (v *sweepView) sweepActions() []action {
+	return []action{
 		{keys: []string{" "}, help: "pause / resume the sweep", hint: "pause", group: "sweep", run: v.togglePause},
-		{keys: []string{"S"}, help: "stop, keeping the trials done", hint: "stop", group: "sweep", run: func() tea.Cmd {
-			if v.state == stateRunning {
-				v.close()
-				v.ch, v.waiting, v.state = nil, false, stateStopped
-				v.elapsed = v.c.now().Sub(v.started)
-				v.version++
-			}
-			return nil
-		}},
+		{keys: []string{"S"}, help: "stop, keeping the trials done", hint: "stop", group: "sweep", run: v.stop},
 		{keys: []string{"r"}, help: "restart", hint: "restart", group: "sweep", run: v.start},
 		{keys: []string{"left"}, label: "← →", help: "cursor on the previous / next value: the legend reads the means there", hint: "cursor", group: "sweep",
 			run: func() tea.Cmd { return v.moveCursor("left") }},
@@ -189,46 +203,23 @@ func (v *sweepView) help() (string, []action) {
 			return v.restart(sc)
 		}},
 		{keys: []string{"e"}, help: "export the rows so far as CSV", group: "sweep", run: v.export},
-		{keys: []string{"l"}, help: "log / linear y axis", group: "view", run: func() tea.Cmd { v.c.logY = !v.c.logY; v.c.version++; return nil }},
 	}
-	if v.sc.Sweep.Axis != "" {
-		acts = append(acts, action{keys: []string{"x"}, help: "x axis labels: the knob / what was measured (" + axisName(v.sc.Sweep.Axis) + ")",
-			hint: "x labels", group: "view", run: func() tea.Cmd { v.axisX = !v.axisX; v.version++; return nil }})
+}
+
+// stop ends the sweep, keeping the trials done.
+func (v *sweepView) stop() tea.Cmd {
+	if v.state == stateRunning {
+		v.close()
+		v.ch, v.waiting, v.state = nil, false, stateStopped
+		v.elapsed = v.c.now().Sub(v.started)
+		v.version++
 	}
-	n := len(v.table.Labels)
-	for i := 0; i < 9; i++ {
-		a := action{keys: []string{strconv.Itoa(i + 1)}, group: "curves", run: func() tea.Cmd {
-			if i >= n {
-				v.c.notice = fmt.Sprintf("%d shows / hides curve %d: this sweep has %d curve%s", i+1, i+1, n, plural(n))
-				return nil
-			}
-			v.hidden[i] = !v.hidden[i]
-			v.version++
-			return nil
-		}}
-		if i == 0 && n > 1 {
-			a.label, a.help = "1-"+strconv.Itoa(min(n, 9)), "show / hide curve i (hidden curves dim in the legend)"
-		}
-		acts = append(acts, a)
-	}
-	if len(v.charted()) > 1 {
-		acts = append(acts, action{keys: []string{"tab"}, help: "next chart (when only one fits)", hint: "next chart", group: "view",
-			run: func() tea.Cmd {
-				if v.stacked(v.bodyRows()) {
-					v.c.notice = "tab shows the next chart when only one fits: all are shown"
-					return nil
-				}
-				v.chart = (v.chart + 1) % len(v.charted())
-				v.version++
-				return nil
-			}})
-	}
-	acts = append(acts, liveActions(v.c, v.sc, v.sc.Sweep.Knob, v.restart)...)
-	hasTheory := false
-	for _, m := range v.table.Metrics {
-		hasTheory = hasTheory || len(m.Theory) > 0
-	}
-	acts = append(acts, explainActions(v.c, v.sc, hasTheory)...)
+	return nil
+}
+
+// intro is the sweep's help text: the family's, then the marks and theory
+// curves in full.
+func (v *sweepView) intro() string {
 	intro := v.sc.Family.Help(v.sc) + " Sweeps average many trials per value of the swept knob; curves refine as trials arrive. Every change restarts the sweep at once."
 	for _, m := range v.table.Metrics {
 		for _, mk := range m.Marks {
@@ -238,7 +229,7 @@ func (v *sweepView) help() (string, []action) {
 			intro += " " + string(theoryGlyph) + " " + th.Label + "."
 		}
 	}
-	return intro, acts
+	return intro
 }
 
 func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }

@@ -68,38 +68,43 @@ func (present) Summarize(sc experiment.Scenario, c Config, t *experiment.Table) 
 	}
 	out := make([]experiment.RacerSummary, len(racers))
 	for i, r := range racers {
-		s := experiment.RacerSummary{Label: r.label}
-		switch {
-		case len(t.Rounds[i]) == 0 || t.Rounds[i][len(t.Rounds[i])-1].Index != sc.Rounds:
-			s.Text = fmt.Sprintf("%s stopped before round %d: no rounds to converge", r.label, sc.Rounds)
-			out[i] = s
-			continue
-		case reach[i] < 0:
-			s.Text = fmt.Sprintf("%s: its final estimation error is not a number > 0", r.label)
-			out[i] = s
-			continue
-		}
-		saving := math.NaN()
-		if base >= 0 && reach[i] > 0 {
-			saving = float64(reach[base]) / float64(reach[i])
-		}
-		s.Values = []experiment.SummaryValue{{Name: "rounds_to_5pct", Value: float64(reach[i])},
-			{Name: "final_est_error", Value: finals[i]}, {Name: "saving_vs_fedavg_s1", Value: saving}}
-		s.Text = fmt.Sprintf("%s: within 5 %% of its final error %.3g from round %d", r.label, finals[i], reach[i])
-		within := fmt.Sprintf("within 5 %% from round %d", reach[i])
-		s.Brief = []string{within}
-		switch {
-		case base < 0:
-			s.Text += " (no FedAvg s=1 racer with the same η and batch to compare with)"
-		case i != base && saving >= 1:
-			s.Text += fmt.Sprintf(", %.2f× fewer rounds than FedAvg s=1 (%d)", saving, reach[base])
-			s.Brief = []string{within + fmt.Sprintf(" · %.2f× fewer rounds", saving), fmt.Sprintf("5 %%: round %d · %.2f× fewer", reach[i], saving)}
-		case i != base && saving > 0:
-			s.Text += fmt.Sprintf(", %.2f× more rounds than FedAvg s=1 (%d)", 1/saving, reach[base])
-			s.Brief = []string{within + fmt.Sprintf(" · %.2f× more rounds", 1/saving), fmt.Sprintf("5 %%: round %d · %.2f× more", reach[i], 1/saving)}
-		}
-		s.Brief = append(s.Brief, fmt.Sprintf("5 %%: round %d", reach[i]))
-		out[i] = s
+		out[i] = racerSummary(r.label, sc.Rounds, t.Rounds[i], reach, finals, i, base)
 	}
 	return out
+}
+
+// racerSummary is racer i's summary: its rounds to come within 5 % of its
+// final error (reach[i]) and, against the base racer (FedAvg s=1, −1 for
+// none), the saving, as a sentence, named values and legend forms.
+func racerSummary(label string, rounds int, rs []experiment.Round, reach []int, finals []float64, i, base int) experiment.RacerSummary {
+	s := experiment.RacerSummary{Label: label}
+	switch {
+	case len(rs) == 0 || rs[len(rs)-1].Index != rounds:
+		s.Text = fmt.Sprintf("%s stopped before round %d: no rounds to converge", label, rounds)
+		return s
+	case reach[i] < 0:
+		s.Text = fmt.Sprintf("%s: its final estimation error is not a number > 0", label)
+		return s
+	}
+	saving := math.NaN()
+	if base >= 0 && reach[i] > 0 {
+		saving = float64(reach[base]) / float64(reach[i])
+	}
+	s.Values = []experiment.SummaryValue{{Name: "rounds_to_5pct", Value: float64(reach[i])},
+		{Name: "final_est_error", Value: finals[i]}, {Name: "saving_vs_fedavg_s1", Value: saving}}
+	s.Text = fmt.Sprintf("%s: within 5 %% of its final error %.3g from round %d", label, finals[i], reach[i])
+	within := fmt.Sprintf("within 5 %% from round %d", reach[i])
+	s.Brief = []string{within}
+	switch {
+	case base < 0:
+		s.Text += " (no FedAvg s=1 racer with the same η and batch to compare with)"
+	case i != base && saving >= 1:
+		s.Text += fmt.Sprintf(", %.2f× fewer rounds than FedAvg s=1 (%d)", saving, reach[base])
+		s.Brief = []string{within + fmt.Sprintf(" · %.2f× fewer rounds", saving), fmt.Sprintf("5 %%: round %d · %.2f× fewer", reach[i], saving)}
+	case i != base && saving > 0:
+		s.Text += fmt.Sprintf(", %.2f× more rounds than FedAvg s=1 (%d)", 1/saving, reach[base])
+		s.Brief = []string{within + fmt.Sprintf(" · %.2f× more rounds", 1/saving), fmt.Sprintf("5 %%: round %d · %.2f× more", reach[i], 1/saving)}
+	}
+	s.Brief = append(s.Brief, fmt.Sprintf("5 %%: round %d", reach[i]))
+	return s
 }

@@ -246,47 +246,73 @@ func Draw(c Spec) (string, Geom) {
 	gr := newGrid(body)
 	owner := gr.replay(data, g)
 	g.Racer, g.Spans = racerCells(owner, all, data, g)
-	marked := map[[2]int]bool{}
+	p := paint{c: c, g: &g, all: all, owner: owner}
+	p.decorate(&gr, data)
+	return FitBox(gr.render(p.colorOf), c.Width, c.Height), g
+}
+
+// paint is what Draw draws over asciigraph's output and how it colours the
+// cells.
+type paint struct {
+	c        Spec
+	g        *Geom
+	all      []Series
+	owner    [][]int           // series drawn last in each plot cell
+	marked   map[[2]int]bool   // shared cells (plot coordinates)
+	arrows   map[[2]int]string // ▲ ▼ marks and their colours (screen coordinates)
+	labelled map[[2]int]string // label cells and their colours (screen coordinates)
+}
+
+// decorate marks the shared cells, the arrows, the x axis, the marks, the
+// cursor and the labels into the grid.
+func (p *paint) decorate(gp *grid, data [][]float64) {
+	c, g, gr := p.c, p.g, *gp
+	p.marked = map[[2]int]bool{}
 	if c.Shared != 0 {
-		marked = sharedCells(all, data, g)
-		for cell := range marked {
+		p.marked = sharedCells(p.all, data, *g)
+		for cell := range p.marked {
 			gr.set(cell[0], PlotLeft+cell[1], c.Shared)
 			g.Racer[cell[0]][cell[1]] = -1
 		}
 	}
-	arrows := gr.arrows(all, g)
+	p.arrows = gr.arrows(p.all, *g)
 	if c.XAxis != XNone {
-		gr.xAxis(c, g)
+		gp.xAxis(c, *g) // appends the axis lines
+		gr = *gp
 	}
 	for _, m := range c.Marks {
-		gr.vline(colOfPos(g, m), rows, c.XAxis != XNone, MarkGlyph, markFoot)
+		gr.vline(colOfPos(*g, m), g.Rows, c.XAxis != XNone, MarkGlyph, markFoot)
 	}
 	if c.Cursor > 0 {
-		gr.vline(colOfPos(g, float64(c.Cursor)), rows, c.XAxis != XNone, CursorGlyph, cursorFoot)
+		gr.vline(colOfPos(*g, float64(c.Cursor)), g.Rows, c.XAxis != XNone, CursorGlyph, cursorFoot)
 	}
-	labelled := map[[2]int]string{}
-	g.Placed, g.Dropped = gr.place(c.Labels, g, labelled)
-	colorOf := func(r, x int) string {
-		if !c.Color {
-			return ""
-		}
-		if col, ok := labelled[[2]int{r, x}]; ok {
-			return col
-		}
-		if col, ok := arrows[[2]int{r, x}]; ok {
-			return col
-		}
-		if x < PlotLeft || r >= rows || marked[[2]int{r, x - PlotLeft}] {
-			return c.AxisColor
-		}
-		if j := x - PlotLeft; j < g.Cols {
-			if o := owner[r][j]; o >= 0 {
-				return all[o].Color
-			}
-		}
+	p.labelled = map[[2]int]string{}
+	g.Placed, g.Dropped = gr.place(c.Labels, *g, p.labelled)
+}
+
+// colorOf is the SGR colour of a screen cell: a label's or an arrow's own,
+// the axis colour for the furniture and shared cells, else the colour of the
+// series drawn there.
+func (p *paint) colorOf(r, x int) string {
+	c := p.c
+	if !c.Color {
+		return ""
+	}
+	if col, ok := p.labelled[[2]int{r, x}]; ok {
+		return col
+	}
+	if col, ok := p.arrows[[2]int{r, x}]; ok {
+		return col
+	}
+	if x < PlotLeft || r >= p.g.Rows || p.marked[[2]int{r, x - PlotLeft}] {
 		return c.AxisColor
 	}
-	return FitBox(gr.render(colorOf), c.Width, c.Height), g
+	if j := x - PlotLeft; j < p.g.Cols {
+		if o := p.owner[r][j]; o >= 0 {
+			return p.all[o].Color
+		}
+	}
+	return c.AxisColor
 }
 
 // emptyChart draws the frame of a chart with nothing to plot yet (before

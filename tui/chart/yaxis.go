@@ -41,22 +41,9 @@ func yRange(c Spec, rows int) (lo, hi float64, clipped, ok bool) {
 			ranged = append(ranged, s.Values)
 		}
 	}
-	lo, hi = math.Inf(1), math.Inf(-1)
-	scan := func(vals []float64) {
-		for _, v := range vals {
-			if p, ok := Plotted(v, c.LogY); ok {
-				lo, hi = math.Min(lo, p), math.Max(hi, p)
-			}
-		}
-	}
-	for _, vals := range ranged {
-		scan(vals)
-	}
+	lo, hi = dataRange(c, ranged)
 	if math.IsInf(lo, 1) {
 		return 0, 0, false, false
-	}
-	for _, l := range c.Levels {
-		scan([]float64{l.Value})
 	}
 	lo, hi = widen(c, lo, hi)
 	if c.LogY {
@@ -71,18 +58,47 @@ func yRange(c Spec, rows int) (lo, hi float64, clipped, ok bool) {
 		}
 		return lo, hi, false, true
 	}
-	if c.Tight {
+	lo, hi = linearRange(lo, hi, c.Tight)
+	return lo, hi, false, true
+}
+
+// linearRange pads a linear axis around the data: a little either side
+// (tight), or from 0 to a little above the top.
+func linearRange(lo, hi float64, tight bool) (float64, float64) {
+	if tight {
 		pad := 0.05 * (hi - lo)
 		if pad == 0 {
 			pad = 0.01*math.Abs(hi) + 1e-9
 		}
-		return lo - pad, hi + pad, false, true
+		return lo - pad, hi + pad
 	}
 	lo = math.Min(0, lo)
 	if hi <= lo {
 		hi = lo + 1
 	}
-	return lo, hi * 1.05, false, true
+	return lo, hi * 1.05
+}
+
+// dataRange is the range of the data and the levels, in plotted units
+// (lo = +Inf when there is no data).
+func dataRange(c Spec, ranged [][]float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	scan := func(vals []float64) {
+		for _, v := range vals {
+			if p, ok := Plotted(v, c.LogY); ok {
+				lo, hi = math.Min(lo, p), math.Max(hi, p)
+			}
+		}
+	}
+	for _, vals := range ranged {
+		scan(vals)
+	}
+	if !math.IsInf(lo, 1) {
+		for _, l := range c.Levels {
+			scan([]float64{l.Value})
+		}
+	}
+	return lo, hi
 }
 
 // widen lets the overlays (bounds, theory curves) widen the axis: by at most
@@ -194,43 +210,11 @@ func yLabeler(g Geom) func(v float64) string {
 // the row it labels.
 func yTicks(g Geom) []string {
 	labels := make([]string, g.Rows)
-	cands := logMantissas(g.Step)
-	// A log axis narrower than a factor of 2 (a zoom on plateaus) is
-	// labelled like a linear one, with round values of the data.
-	linearTicks := !g.Log || g.Hi-g.Lo < math.Log10(2)
-	unit := NiceStep(2 * g.Step)
-	if g.Log && linearTicks {
-		unit = NiceStep(2 * (math.Pow(10, g.Hi) - math.Pow(10, g.Lo)) / float64(max(g.Rows-1, 1)))
-	}
+	pick := tickPicker(g)
 	last := -3
 	for w := 0; w < g.Rows; w++ {
 		a, b := g.Interval(w)
-		val, found := 0.0, false
-		switch {
-		case g.Log && linearTicks:
-			lo, hi := math.Pow(10, a), math.Pow(10, b)
-			if m := math.Ceil(lo/unit) * unit; m < hi {
-				val, found = m, true
-			}
-		case g.Log:
-			val, found = logTickIn(a, b, cands)
-			// Powers of ten only: keep every other one when decades are
-			// denser than two rows.
-			if found && len(cands) == 1 && g.Step > 0.5 {
-				k := int(math.Round(math.Log10(val)))
-				if every := int(math.Ceil(2 * g.Step)); k%every != 0 {
-					found = false
-				}
-			}
-		default:
-			if m := math.Ceil(a/unit) * unit; m < b {
-				val, found = m, true
-				if math.Abs(val) < 1e-12*unit {
-					val = 0
-				}
-			}
-		}
-		if found && w-last >= 2 {
+		if val, found := pick(a, b); found && w-last >= 2 {
 			if s := tickIn(val, a, b, g.Log); s != "" {
 				labels[w], last = s, w
 			}
@@ -253,6 +237,47 @@ func yTicks(g Geom) []string {
 		}
 	}
 	return labels
+}
+
+// tickPicker returns how to find the nice value inside a row [a, b) of
+// plotted units, if any: a 1-2-5 multiple on a linear axis (and on a log
+// axis narrower than a factor of 2, a zoom on plateaus, labelled with round
+// values of the data), else m·10^k for the mantissas the rows' height
+// allows, powers of ten only every other one when decades are denser than
+// two rows.
+func tickPicker(g Geom) func(a, b float64) (float64, bool) {
+	cands := logMantissas(g.Step)
+	linearTicks := !g.Log || g.Hi-g.Lo < math.Log10(2)
+	unit := NiceStep(2 * g.Step)
+	if g.Log && linearTicks {
+		unit = NiceStep(2 * (math.Pow(10, g.Hi) - math.Pow(10, g.Lo)) / float64(max(g.Rows-1, 1)))
+	}
+	return func(a, b float64) (float64, bool) {
+		switch {
+		case g.Log && linearTicks:
+			lo, hi := math.Pow(10, a), math.Pow(10, b)
+			if m := math.Ceil(lo/unit) * unit; m < hi {
+				return m, true
+			}
+		case g.Log:
+			val, found := logTickIn(a, b, cands)
+			if found && len(cands) == 1 && g.Step > 0.5 {
+				k := int(math.Round(math.Log10(val)))
+				if every := int(math.Ceil(2 * g.Step)); k%every != 0 {
+					return 0, false
+				}
+			}
+			return val, found
+		default:
+			if m := math.Ceil(a/unit) * unit; m < b {
+				if math.Abs(m) < 1e-12*unit {
+					m = 0
+				}
+				return m, true
+			}
+		}
+		return 0, false
+	}
 }
 
 // logMantissas returns the candidate mantissas of log ticks for rows of the
