@@ -250,8 +250,14 @@ func (a *app) openExplorer(ctx context.Context, sc experiment.Scenario, opts []t
 	defer cancel(nil)
 	ticker := time.NewTicker(checkEvery)
 	defer ticker.Stop()
-	go watchTerminal(ctx, cancel, probeOf(a.stdout), ticker.C)
-	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil && ctx.Err() == nil {
+	probe := probeOf(a.stdout)
+	go watchTerminal(ctx, cancel, probe, ticker.C)
+	err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...)
+	if why := probe.lost(); why != "" && ctx.Err() == nil {
+		// Bubble Tea saw it first: a read error ends it as if killed.
+		cancel(terminalGone{why: why})
+	}
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
 	}

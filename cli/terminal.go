@@ -25,17 +25,18 @@ const checkEvery = 250 * time.Millisecond
 
 // terminalProbe is what watchTerminal asks, replaced in tests: whether
 // each terminal the explorer started with still answers, and the parent's
-// process ID.
+// process ID against the one at the start.
 type terminalProbe struct {
 	fds    []uintptr
 	isTerm func(fd uintptr) bool
 	parent func() int
+	ppid   int // the parent at the start
 }
 
 // probeOf watches the descriptors of stdout and standard input that are
 // terminals now, and the parent.
 func probeOf(stdout io.Writer) terminalProbe {
-	p := terminalProbe{isTerm: isatty.IsTerminal, parent: os.Getppid}
+	p := terminalProbe{isTerm: isatty.IsTerminal, parent: os.Getppid, ppid: os.Getppid()}
 	for _, f := range []any{stdout, os.Stdin} {
 		if f, ok := f.(interface{ Fd() uintptr }); ok && isatty.IsTerminal(f.Fd()) {
 			p.fds = append(p.fds, f.Fd())
@@ -44,31 +45,39 @@ func probeOf(stdout io.Writer) terminalProbe {
 	return p
 }
 
+// lost says how the terminal went away: a terminal that no longer answers
+// (a hung-up terminal fails every request), or a parent that is no longer
+// the one the explorer started with (a parent that died hands it to init or
+// a subreaper); "" while neither happened.
+func (p terminalProbe) lost() string {
+	for _, fd := range p.fds {
+		if !p.isTerm(fd) {
+			return fmt.Sprintf("descriptor %d no longer answers as a terminal", fd)
+		}
+	}
+	if now := p.parent(); p.ppid > 1 && now != p.ppid {
+		return fmt.Sprintf("its parent process %d ended", p.ppid)
+	}
+	return ""
+}
+
 // watchTerminal ends the explorer (cancel, with cause terminalGone) when
 // its terminal goes away, whatever its parent ignores (issue 22). On a
 // hang-up the kernel signals only the session leader, the shell, which
 // passes SIGHUP on to its jobs unless it ignores it (nohup, a trap with an
 // empty action); the explorer then reads end-of-file, which Bubble Tea
-// takes quietly, and renders into nothing. So at every tick it checks that
-// each of its terminals still answers (a hung-up terminal fails every
-// request) and that its parent is the one it started with (a parent that
-// died hands it to init or a subreaper). It returns when ctx ends.
+// takes quietly, or an error, after which it stops as if killed, and it
+// renders into nothing. So the probe is asked at every tick. It returns
+// when ctx ends.
 func watchTerminal(ctx context.Context, cancel context.CancelCauseFunc, p terminalProbe, ticks <-chan time.Time) {
-	parent := p.parent()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticks:
 		}
-		for _, fd := range p.fds {
-			if !p.isTerm(fd) {
-				cancel(terminalGone{why: fmt.Sprintf("descriptor %d no longer answers as a terminal", fd)})
-				return
-			}
-		}
-		if now := p.parent(); parent > 1 && now != parent {
-			cancel(terminalGone{why: fmt.Sprintf("its parent process %d ended", parent)})
+		if why := p.lost(); why != "" {
+			cancel(terminalGone{why: why})
 			return
 		}
 	}

@@ -28,16 +28,18 @@ func TestWatchTerminal(t *testing.T) {
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			var lost atomic.Bool
-			ppid := test.firstPID
+			asked := make(chan struct{}, 1) // the probe has been asked once more, to the end
 			probe := terminalProbe{
 				fds:    []uintptr{1, 7},
 				isTerm: func(fd uintptr) bool { return !(lost.Load() && fd == test.dead) },
 				parent: func() int {
+					defer func() { asked <- struct{}{} }()
 					if lost.Load() && test.newPPID != 0 {
 						return test.newPPID
 					}
-					return ppid
+					return test.firstPID
 				},
+				ppid: test.firstPID,
 			}
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
@@ -46,6 +48,7 @@ func TestWatchTerminal(t *testing.T) {
 			go func() { watchTerminal(ctx, cancel, probe, ticks); close(done) }()
 			for range 3 {
 				ticks <- time.Time{}
+				<-asked
 			}
 			if ctx.Err() != nil {
 				t.Fatalf("ended while the terminal was there: %v", context.Cause(ctx))
@@ -57,6 +60,7 @@ func TestWatchTerminal(t *testing.T) {
 				t.Fatal("the watcher returned before the tick")
 			}
 			if !test.ends {
+				<-asked
 				cancel(nil)
 				<-done
 				if errors.As(context.Cause(ctx), new(terminalGone)) {
