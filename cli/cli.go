@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,11 +33,22 @@ const (
 	ExitInterrupted = 130
 )
 
-// Grace is how long a headless command may take to stop after a signal
-// before Main writes the rows computed so far itself and returns: a racer
-// stops at its next round, but a factorisation under way in the data
-// preparation cannot be interrupted.
-const Grace = 300 * time.Millisecond
+// After a signal a headless command has until these moments to end
+// (issue 22: the promised status within half a second in every state):
+//   - Grace: a command still computing may stop and write its rows itself
+//     (a racer stops at its next round, but a factorisation under way in
+//     the data preparation cannot be interrupted); then Main writes them;
+//   - writeDeadline: a write of the rows still under way is stopped between
+//     two lines, the lines so far kept (a file with them put in place), and
+//     Main returns, whether or not the write goroutine has noticed (it may
+//     be blocked on a reader that stopped reading);
+//   - giveUp: should putting the file in place hang (a stalled disk), Main
+//     returns without it.
+const (
+	Grace         = 150 * time.Millisecond
+	writeDeadline = 250 * time.Millisecond
+	giveUp        = 400 * time.Millisecond
+)
 
 // Main runs fedscope with the arguments after the program name and returns
 // the exit status: a headless subcommand, or the explorer. Cancelling ctx
@@ -72,8 +82,9 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 }
 
 // hooks are set by the signal tests, which run fedscope in a child
-// process: they learn when k rows have been computed.
-var hooks struct{ row func() }
+// process: they learn when k rows have been computed, and when the rows
+// begin to be written.
+var hooks struct{ row, write func() }
 
 // explorer is true while the explorer owns the terminal (Interrupt then
 // leaves the terminal's restoration to it).
@@ -86,43 +97,107 @@ type app struct {
 	engine         *experiment.Engine
 	stdout, stderr io.Writer
 
-	mu  sync.Mutex // guards job
-	job *job       // the headless command's rows, once its target is open
+	mu  sync.Mutex                    // guards job
+	job *job                          // the headless command's rows, once its target is open
+	out atomic.Pointer[output.Target] // the target being written, once its write begins
 
 	onRow func() // tests: called after every row added (a round, an evaluation)
 }
 
 // headless runs a subcommand in its own goroutine so that, after an
-// interrupt, a command stuck in work that cannot be interrupted (a large
-// factorisation) does not hold fedscope for more than Grace: the rows
-// computed so far are then written from here.
+// interrupt, neither a command stuck in work that cannot be interrupted (a
+// large factorisation) nor a long or blocked write holds fedscope beyond
+// the deadlines above: Main writes the rows computed so far itself, stops
+// a write under way between two lines, and returns.
 func (a *app) headless(ctx context.Context, args []string) int {
-	done := make(chan int, 1)
-	go func() { done <- a.report(ctx, a.command(ctx, args)) }()
+	h := &afterSignal{a: a, ctx: ctx, done: make(chan int, 2)}
+	go func() { h.done <- h.report(a.command(ctx, args)) }()
 	select {
-	case status := <-done:
+	case status := <-h.done:
 		return status
 	case <-ctx.Done():
 	}
-	grace := time.NewTimer(Grace)
-	defer grace.Stop()
-	select {
-	case status := <-done:
+	h.timer = time.NewTimer(Grace)
+	defer h.timer.Stop()
+	if status, ok := h.wait(Grace); ok {
 		return status
-	case <-grace.C:
 	}
+	return h.finish()
+}
+
+// afterSignal is a headless command after a signal.
+type afterSignal struct {
+	a     *app
+	ctx   context.Context
+	done  chan int // the status, once the command (or Main's write) has reported
+	timer *time.Timer
+	said  atomic.Bool // one message: the command's, or Main's after the deadline
+}
+
+// report reports err as the command's message unless one was given.
+func (h *afterSignal) report(err error) int {
+	if err != nil && h.said.Swap(true) {
+		return h.a.reportTo(h.ctx, err, io.Discard)
+	}
+	return h.a.report(h.ctx, err)
+}
+
+// wait waits d for the command's status.
+func (h *afterSignal) wait(d time.Duration) (int, bool) {
+	h.timer.Reset(d)
+	select {
+	case status := <-h.done:
+		return status, true
+	case <-h.timer.C:
+		return 0, false
+	}
+}
+
+// finish is headless after Grace: the rows so far are written (by Main
+// when the command still computes), a write still under way at
+// writeDeadline is stopped between two lines, and the status returned.
+func (h *afterSignal) finish() int {
+	a := h.a
 	a.mu.Lock()
 	j := a.job
 	a.mu.Unlock()
-	if j == nil {
-		return a.report(ctx, errInterrupted{what: " before the run wrote anything"})
+	if j == nil && a.out.Load() == nil {
+		output.RemoveTemps() // a target opened for rows that never came
+		return h.report(errInterrupted{what: " before the run wrote anything"})
 	}
-	if err, wrote := j.finishOnce(a, true); wrote {
-		return a.report(ctx, err)
+	if j != nil && a.out.Load() == nil {
+		// Still computing: Main writes the rows so far.
+		go func() {
+			if err, wrote := j.finishOnce(a, true); wrote {
+				h.done <- h.report(err)
+			}
+		}()
 	}
-	// The command was writing its rows itself (finishOnce waited for it):
-	// its status, which says how many it wrote, follows at once.
-	return <-done
+	if status, ok := h.wait(writeDeadline - Grace); ok {
+		return status
+	}
+	t := a.out.Load()
+	if t == nil { // the write has not begun: nothing to keep
+		output.RemoveTemps()
+		return h.report(errInterrupted{what: " before the rows were written"})
+	}
+	stopped := make(chan string, 1)
+	go func() {
+		lines, all := t.Stop()
+		if all {
+			stopped <- fmt.Sprintf(" while writing the rows; wrote all %d lines of the output to %s", lines, t.Describe())
+		} else {
+			stopped <- stoppedWhat(t, lines)
+		}
+	}()
+	h.timer.Reset(giveUp - writeDeadline)
+	select {
+	case what := <-stopped:
+		output.RemoveTemps()
+		return h.report(errInterrupted{what: what})
+	case <-h.timer.C:
+		return h.report(errInterrupted{what: fmt.Sprintf(" while writing the rows to %s, which did not answer in time: it holds whole lines only, or is as it was", t.Describe())})
+	}
 }
 
 // explore parses the root flags (--preset, --seed, --rounds, --set) and opens
@@ -171,11 +246,26 @@ func (a *app) needTerminal(sc experiment.Scenario) (int, bool) {
 // then prints the command line of what was on screen when it differs from
 // the start.
 func (a *app) openExplorer(ctx context.Context, sc experiment.Scenario, opts []tui.Option, exitLine *string) int {
-	if err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...); err != nil && ctx.Err() == nil {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ticker := time.NewTicker(checkEvery)
+	defer ticker.Stop()
+	probe := probeOf(a.stdout)
+	go watchTerminal(ctx, cancel, probe, ticker.C)
+	err := tui.Run(ctx, a.catalog, a.engine, sc, a.stdout, opts...)
+	if why := probe.lost(); why != "" && ctx.Err() == nil {
+		// Bubble Tea saw it first: a read error ends it as if killed.
+		cancel(terminalGone{why: why})
+	}
+	if err != nil && ctx.Err() == nil {
 		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
 	}
 	if ctx.Err() != nil {
+		var gone terminalGone
+		if errors.As(context.Cause(ctx), &gone) {
+			fmt.Fprintf(a.stderr, "fedscope: %v; the explorer ended\n", gone)
+		}
 		return statusOf(ctx)
 	}
 	if *exitLine != "" {
@@ -207,6 +297,19 @@ func (a *app) command(ctx context.Context, args []string) error {
 	return experiment.Errorf("unknown command %q; commands: presets, run, sweep, merge", args[0])
 }
 
+// stoppedWhat says what a write stopped by Main's deadline left: the whole
+// lines the target received, or a file as it was when none.
+func stoppedWhat(t *output.Target, lines int64) string {
+	switch {
+	case lines == 0 && t.Kind != output.Stdout && t.Kind != output.Direct:
+		return fmt.Sprintf(" before the rows were written; %s is as it was", t.Describe())
+	case lines == 0:
+		return fmt.Sprintf(" while writing the rows: stopped before the first line reached %s; the rows are lost", t.Describe())
+	}
+	return fmt.Sprintf(" while writing the rows: stopped after the first %d lines of the output, which %s has, whole; the rest are lost",
+		lines, t.Describe())
+}
+
 // errInterrupted reports a headless command stopped by a signal (or a
 // cancelled context).
 type errInterrupted struct {
@@ -218,14 +321,17 @@ func (e errInterrupted) Error() string { return "interrupted" + e.what }
 // report writes err as one line (several racers' divergences, joined by
 // errors.Join with newlines, are separated by "; ") and returns the exit
 // status.
-func (a *app) report(ctx context.Context, err error) int {
+func (a *app) report(ctx context.Context, err error) int { return a.reportTo(ctx, err, a.stderr) }
+
+// reportTo is report with the message written to stderr.
+func (a *app) reportTo(ctx context.Context, err error, stderr io.Writer) int {
 	var ie *experiment.InputError
 	var help helpRequest
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, new(errInterrupted)):
-		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
 		return statusOf(ctx)
 	case errors.As(err, &help):
 		if h := help; h.cmd == "fedscope" {
@@ -235,10 +341,10 @@ func (a *app) report(ctx context.Context, err error) int {
 		}
 		return ExitOK
 	case errors.As(err, &ie):
-		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
 		return ExitUsage
 	default:
-		fmt.Fprintf(a.stderr, "fedscope: %s\n", oneLine(err))
+		fmt.Fprintf(stderr, "fedscope: %s\n", oneLine(err))
 		return ExitFailure
 	}
 }
@@ -263,7 +369,8 @@ func (a *app) listPresets(args []string) error {
 // into. Its rows are written once, by whichever comes first: the command
 // when it ends, or Main after an interrupt and the grace period.
 type job struct {
-	cmd    string // "run" or "sweep"
+	ctx    context.Context // the command's: cancelled by a signal
+	cmd    string          // "run" or "sweep"
 	sc     experiment.Scenario
 	format experiment.Format
 	target *output.Target
@@ -322,7 +429,7 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	if err != nil {
 		return nil, err
 	}
-	j := &job{cmd: cmd, format: f}
+	j := &job{ctx: ctx, cmd: cmd, format: f}
 	switch {
 	case cmd == "run" && sc.IsSweep():
 		return nil, experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
@@ -333,8 +440,8 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	default:
 		n := 0
 		if sf.given("trials") {
-			if n, err = strconv.Atoi(strings.TrimSpace(*trials)); err != nil || n < 1 || n > experiment.MaxTrials {
-				return nil, experiment.Errorf("--trials %q: allowed: a whole number in 1..%d", *trials, experiment.MaxTrials)
+			if n, err = experiment.ParseWhole(strings.TrimSpace(*trials), 1, experiment.MaxTrials); err != nil {
+				return nil, experiment.Errorf("--trials %q: %v", *trials, err)
 			}
 			sc.Trials = n
 		}
@@ -349,7 +456,11 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 			if err != nil {
 				return nil, err
 			}
-			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), sf.shardArgs(n)); err != nil {
+			build, err := buildFingerprint()
+			if err != nil {
+				return nil, err
+			}
+			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), build, sf.shardArgs(n)); err != nil {
 				return nil, err
 			}
 			j.part = sh
@@ -549,15 +660,26 @@ func (j *job) writeRows(a *app, interrupted bool) error {
 		}
 		return errInterrupted{what: what}
 	}
-	if err := j.target.Write(j.writeTo); err != nil {
+	a.out.Store(j.target)
+	if hooks.write != nil {
+		hooks.write()
+	}
+	err := j.target.Write(j.writeTo)
+	if errors.Is(err, output.ErrStopped) { // Main's deadline after a signal
+		return errInterrupted{what: stoppedWhat(j.target, j.target.Lines())}
+	}
+	if err != nil {
 		where, rerr := output.Rescue(output.Ext(j.format), j.writeTo)
 		if rerr != nil {
 			return fmt.Errorf("--out %s: %v; the %d rows could not be kept either: %v", j.target.Describe(), err, n, rerr)
 		}
 		return fmt.Errorf("--out %s: %v; the %d rows are in %s instead", j.target.Describe(), err, n, where)
 	}
-	if interrupted {
+	switch {
+	case interrupted:
 		return errInterrupted{what: fmt.Sprintf("; wrote the %d rows computed so far to %s", n, j.target.Describe())}
+	case j.ctx != nil && j.ctx.Err() != nil: // the signal came while the rows were written
+		return errInterrupted{what: fmt.Sprintf(" while writing the rows; wrote all %d rows to %s", n, j.target.Describe())}
 	}
 	return nil
 }

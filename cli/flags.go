@@ -21,17 +21,23 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 // and the headless commands.
 type scenarioFlags struct {
 	preset string
-	rounds int
-	seed   int64
-	sets   setFlags
-	fs     *flag.FlagSet // tells an explicit --rounds 0 or --seed -1 from the defaults
+	// --rounds and --seed are read as text and parsed by the reader of
+	// --set values (experiment.ParseWhole, ParseSeed), not by the flag
+	// package, which would take 010 for octal and accept 0x10 or 1_0.
+	rounds, seed string
+	sets         setFlags
+	fs           *flag.FlagSet // tells an explicit --rounds "" from the default
+
+	// The values of --rounds and --seed once scenario has read them.
+	roundsN int
+	seedN   uint64
 }
 
 // register adds --preset, --rounds, --seed and --set to a flag set.
 func (f *scenarioFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.preset, "preset", registry.DefaultPreset, "preset (fedscope presets lists them)")
-	fs.IntVar(&f.rounds, "rounds", 0, "communication rounds (default: the preset's)")
-	fs.Int64Var(&f.seed, "seed", -1, "master seed of every random draw (default: the preset's)")
+	fs.StringVar(&f.rounds, "rounds", "", "communication rounds (default: the preset's)")
+	fs.StringVar(&f.seed, "seed", "", "master seed of every random draw (default: the preset's)")
 	fs.Var(&f.sets, "set", "a scenario parameter (repeatable; fedscope help PRESET lists the keys)")
 	f.fs = fs
 }
@@ -57,17 +63,19 @@ func (f *scenarioFlags) scenario(cat *experiment.Catalog) (experiment.Scenario, 
 	if err != nil {
 		return experiment.Scenario{}, err
 	}
-	if f.rounds != 0 || f.given("rounds") {
-		if f.rounds < 1 || f.rounds > experiment.MaxRounds {
-			return experiment.Scenario{}, experiment.Errorf("--rounds %d: must lie in 1..%d", f.rounds, experiment.MaxRounds)
+	if f.given("rounds") {
+		n, err := experiment.ParseWhole(strings.TrimSpace(f.rounds), 1, experiment.MaxRounds)
+		if err != nil {
+			return experiment.Scenario{}, experiment.Errorf("--rounds %q: %v", f.rounds, err)
 		}
-		sc.Rounds = f.rounds
+		sc.Rounds, f.roundsN = n, n
 	}
-	if f.seed != -1 || f.given("seed") {
-		if f.seed < 0 {
-			return experiment.Scenario{}, experiment.Errorf("--seed %d: must be a whole number ≥ 0", f.seed)
+	if f.given("seed") {
+		n, err := experiment.ParseSeed(strings.TrimSpace(f.seed))
+		if err != nil {
+			return experiment.Scenario{}, experiment.Errorf("--seed %q: %v", f.seed, err)
 		}
-		sc.Seed = uint64(f.seed)
+		sc.Seed, f.seedN = n, n
 	}
 	return cat.Apply(sc, rest)
 }

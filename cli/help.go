@@ -47,7 +47,7 @@ var commands = []commandDoc{
 		func(p experiment.Preset) bool { return p.Scenario().IsSweep() }},
 	{"merge", "fedscope merge [--format csv|jsonl] [--out PATH|-] SHARD-FILE...",
 		"Joins the shards of one sweep (fedscope sweep --shard i/n, every i) into its table: byte for byte what the unsharded sweep writes. " +
-			"Shards of different scenarios, seeds or builds, missing or incomplete shards are refused.", nil},
+			"Shards of different scenarios, seeds or builds, missing or incomplete shards, and shards changed after writing (every line carries a digest) are refused.", nil},
 	{"help", "fedscope help [TOPIC]", "Explains a command, a preset (its story, its --set keys and its explorer keys), the explorer's keys or the exit statuses.", nil},
 	{"version", "fedscope --version", "Prints the version.", nil},
 }
@@ -74,7 +74,7 @@ const exitStatuses = `exit status:
   0    success (also --help and help)
   1    a run failed or a racer diverged; the rows computed are written
   2    bad input: unknown preset, command, flag or key, a malformed or out-of-range value, a bad --out, too large for memory
-  130  interrupted (SIGINT); 143 for SIGTERM, 129 for SIGHUP; the rows computed are written`
+  130  interrupted (SIGINT); 143 for SIGTERM, 129 for SIGHUP or the explorer's terminal gone; the rows computed are written, whole`
 
 // helpRequest is a command's --help: report prints the command's help
 // from its flag set to standard output and exits 0.

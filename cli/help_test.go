@@ -32,7 +32,7 @@ func TestTypoSuggestions(t *testing.T) {
 		{[]string{"run", "--set", "algorithms=fedavg:ss=2"}, `unknown option (did you mean "s"?)`},
 		{[]string{"help", "paradx"}, `unknown topic "paradx" (did you mean "paradox"?)`},
 		{[]string{"run", "--rounds", "abc"}, `--rounds "abc": not a whole number`},
-		{[]string{"run", "--seed", "99999999999999999999999"}, `--seed "99999999999999999999999": out of range`},
+		{[]string{"run", "--seed", "99999999999999999999999"}, `--seed "99999999999999999999999": too large`},
 	} {
 		stdout, stderr, code := command(t, test.args...)
 		checkUsageError(t, stdout, stderr, code)

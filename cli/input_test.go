@@ -43,6 +43,17 @@ func TestBadSet(t *testing.T) {
 		{"negative seed", "seed=-3", "seed", "-3", "≥ 0"},
 		{"zero rounds", "rounds=0", "rounds", "0", "1..100000"},
 		{"scarce over clients", "scarce_clients=26", "scarce_clients", "26", "clients=25"},
+		// Issue 22: no silent skipping, no setting without effect, a batch
+		// larger than every client refused naming batch at every size.
+		{"empty racer entry", "algorithms=fedavg,,fedprox", "algorithms", "fedavg,,fedprox", "entry 2 of 3 is empty"},
+		{"trailing comma", "algorithms=fedavg:s=2,", "algorithms", "fedavg:s=2,", "entry 2 of 2 is empty"},
+		{"scarce samples without scarce clients", "scarce_samples=3", "scarce_samples", "3", "scarce_clients ≥ 1"},
+		{"batch above n_i", "batch=501", "batch", "501", "1..500"},
+		{"batch far above n_i", "batch=1000", "batch", "1000", "1..500"},
+		{"batch at the key's maximum", "batch=1000000", "batch", "1000000", "1..500"},
+		{"pinned b above n_i", "algorithms=fedavg:b=100000", "algorithms", "b=100000", "b in 1..500"},
+		{"racer option in hexadecimal", "algorithms=fedavg:s=0x2", "algorithms", "0x2", "not a whole number"},
+		{"real in hexadecimal", "eta=0x1p-3", "eta", "0x1p-3", "not a number"},
 	} {
 		t.Run(test.name, func(t *testing.T) {
 			check := func(what, msg string) {
@@ -81,11 +92,11 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"--preset", "nosuchpreset"}, []string{"nosuchpreset", "paradox"}},
 		{[]string{"--preset", ""}, []string{"preset", "paradox"}},
 		{[]string{"--format", "xml"}, []string{"xml", "csv", "jsonl"}},
-		{[]string{"--rounds", "0"}, []string{"--rounds 0", "1..100000"}},
-		{[]string{"--rounds", "-1"}, []string{"--rounds -1", "1..100000"}},
+		{[]string{"--rounds", "0"}, []string{`--rounds "0"`, "1..100000"}},
+		{[]string{"--rounds", "-1"}, []string{`--rounds "-1"`, "1..100000"}},
 		{[]string{"--rounds", "100001"}, []string{"100001", "1..100000"}},
 		{[]string{"--rounds", "abc"}, []string{"abc", "rounds"}},
-		{[]string{"--seed", "-1"}, []string{"--seed -1", "≥ 0"}},
+		{[]string{"--seed", "-1"}, []string{`--seed "-1"`, "≥ 0"}},
 		{[]string{"--seed", "x"}, []string{"x", "seed"}},
 		{[]string{"--nosuchflag"}, []string{"nosuchflag"}},
 		{[]string{"--set"}, []string{"set"}},
@@ -188,6 +199,71 @@ func TestPresets(t *testing.T) {
 		name, summary, _ := strings.Cut(lines[i], " ")
 		if name != p.Name || strings.TrimSpace(summary) != p.Summary {
 			t.Errorf("line %d %q, want %s and its summary", i+1, lines[i], p.Name)
+		}
+	}
+}
+
+// TestFlagsReadNumbersAsSet checks that --rounds, --seed and --trials read
+// a value exactly as --set rounds=, seed= and trials= do: both refuse it
+// (exit status 2, one line), or both accept it and give the scenario the
+// same number. The flag package alone read 010 as octal 8 and accepted
+// 0x10, 0b11 and 1_0.
+func TestFlagsReadNumbersAsSet(t *testing.T) {
+	cat := registry.Catalog()
+	values := []string{"10", "010", "+10", " 10 ", "0x10", "0X10", "0b11", "0o17", "017", "1_0", "1e1", "10.0", "1,000",
+		"", "-0", "0", "-1", "abc", "100000", "100001", "18446744073709551615", "18446744073709551616",
+		"9223372036854775808", "-9223372036854775809", "١٠"}
+	scenario := func(preset string, args ...string) (experiment.Scenario, error) {
+		fs := newFlagSet("sweep")
+		var f scenarioFlags
+		f.register(fs)
+		if err := parseFlags(fs, append([]string{"--preset", preset}, args...)); err != nil {
+			return experiment.Scenario{}, err
+		}
+		return f.scenario(cat)
+	}
+	for _, key := range []string{"rounds", "seed"} {
+		for _, v := range values {
+			byFlag, errFlag := scenario("paradox", "--"+key, v)
+			bySet, errSet := scenario("paradox", "--set", key+"="+v)
+			switch {
+			case (errFlag == nil) != (errSet == nil):
+				t.Errorf("%s %q: --%s gives error %v, --set gives %v", key, v, key, errFlag, errSet)
+			case errFlag == nil && (byFlag.Rounds != bySet.Rounds || byFlag.Seed != bySet.Seed):
+				t.Errorf("%s %q: --%s gives rounds %d seed %d, --set gives rounds %d seed %d",
+					key, v, key, byFlag.Rounds, byFlag.Seed, bySet.Rounds, bySet.Seed)
+			}
+		}
+	}
+	// --trials is a flag of sweep only; it is read in prepare.
+	for _, v := range values {
+		a := newApp(cat)
+		a.stdout, a.stderr = &strings.Builder{}, &strings.Builder{}
+		j, errFlag := a.prepare(context.Background(), "sweep", []string{"--preset", "polynomial", "--trials", v})
+		bySet, errSet := scenario("polynomial", "--set", "trials="+v)
+		switch {
+		case (errFlag == nil) != (errSet == nil):
+			t.Errorf("trials %q: --trials gives error %v, --set gives %v", v, errFlag, errSet)
+		case errFlag == nil && j.sc.Trials != bySet.Trials:
+			t.Errorf("trials %q: --trials gives %d, --set gives %d", v, j.sc.Trials, bySet.Trials)
+		}
+		if j != nil {
+			j.target.Abort()
+		}
+	}
+	// The cases the flag package read otherwise, spelled out.
+	for v, want := range map[string]int{"010": 10, "+7": 7} {
+		sc, err := scenario("paradox", "--rounds", v)
+		if err != nil || sc.Rounds != want {
+			t.Errorf("--rounds %q: %d rounds (%v), want %d", v, sc.Rounds, err, want)
+		}
+	}
+	for _, args := range [][]string{{"--rounds", "0x10"}, {"--rounds", "0b11"}, {"--rounds", "1_0"}, {"--seed", "0x10"},
+		{"--seed", "0o7"}} {
+		stdout, stderr, code := command(t, append([]string{"run"}, args...)...)
+		checkUsageError(t, stdout, stderr, code)
+		if !strings.Contains(stderr, "not a whole number") {
+			t.Errorf("%v: %q, want “not a whole number”", args, stderr)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -48,8 +47,8 @@ func (a *app) lessonCommand(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stdout, "lesson %s: %d steps, every command and stop checked\n", l.Name, len(l.Steps))
 		return ExitOK
 	}
-	k, err := strconv.Atoi(*step)
-	if err != nil || k < 1 || k > len(l.Steps) {
+	k, err := experiment.ParseWhole(strings.TrimSpace(*step), 1, len(l.Steps))
+	if err != nil {
 		return a.report(ctx, experiment.Errorf("--step %q: allowed: a step in 1..%d", *step, len(l.Steps)))
 	}
 	// View flags given on the command line apply to every step (a teacher's

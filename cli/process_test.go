@@ -24,11 +24,16 @@ import (
 // is set: the signal tests send real signals to that child. With
 // FEDSCOPE_SIGNAL_AFTER_ROWS=k the child writes one byte to descriptor 3
 // once it has computed k rows, so the test knows the run is under way
-// without looking at a clock.
+// without looking at a clock; with FEDSCOPE_SIGNAL_WHEN_WRITING=go it does
+// so when it begins to write its rows, and with =block it then also waits
+// for the signal before writing, so that the signal comes during the write.
 func TestMain(m *testing.M) {
 	if os.Getenv("FEDSCOPE_CLI_CHILD") != "1" {
 		os.Exit(m.Run())
 	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, cancel := context.WithCancelCause(context.Background())
 	if k, err := strconv.Atoi(os.Getenv("FEDSCOPE_SIGNAL_AFTER_ROWS")); err == nil {
 		ready, rows := os.NewFile(3, "ready"), 0
 		hooks.row = func() {
@@ -38,9 +43,16 @@ func TestMain(m *testing.M) {
 			}
 		}
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	ctx, cancel := context.WithCancelCause(context.Background())
+	if when := os.Getenv("FEDSCOPE_SIGNAL_WHEN_WRITING"); when != "" {
+		ready := os.NewFile(3, "ready")
+		hooks.write = func() {
+			ready.Write([]byte{1})
+			ready.Close()
+			if when == "block" {
+				<-ctx.Done()
+			}
+		}
+	}
 	go Interrupt(sigs, cancel, func(s string) { fmt.Fprint(os.Stderr, s) }, os.Exit)
 	os.Exit(Main(ctx, os.Args[1:], "test", os.Stdout, os.Stderr))
 }
@@ -49,12 +61,18 @@ func TestMain(m *testing.M) {
 // reader once it has computed k rows.
 func child(t *testing.T, k int, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
+	return childWith(t, "FEDSCOPE_SIGNAL_AFTER_ROWS="+strconv.Itoa(k), args...)
+}
+
+// childWith is child with the variable that says when the child signals.
+func childWith(t *testing.T, when string, args ...string) (*exec.Cmd, io.ReadCloser, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(os.Environ(), "FEDSCOPE_CLI_CHILD=1", "FEDSCOPE_SIGNAL_AFTER_ROWS="+strconv.Itoa(k))
+	cmd.Env = append(os.Environ(), "FEDSCOPE_CLI_CHILD=1", when)
 	cmd.ExtraFiles = []*os.File{w}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -119,7 +137,7 @@ func TestSignalsDuringRun(t *testing.T) {
 // TestSignalDuringSweep sends SIGTERM to a sweep after 2 evaluations: the
 // values done are written with their trial counts, status 143.
 func TestSignalDuringSweep(t *testing.T) {
-	cmd, ready, stdout, stderr := child(t, 2, "sweep", "--preset", "polynomial", "--trials", "100000")
+	cmd, ready, stdout, stderr := child(t, 2, "sweep", "--preset", "polynomial", "--trials", "2000")
 	if _, err := ready.Read(make([]byte, 1)); err != nil {
 		t.Fatalf("the child never finished 2 evaluations: %v; stderr %q", err, stderr)
 	}

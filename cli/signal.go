@@ -26,11 +26,11 @@ func (s Signal) Status() int {
 }
 
 // statusOf returns the exit status of an interrupted command: that of the
-// signal that cancelled ctx, or 130.
+// signal that cancelled ctx (129 for a lost terminal), or 130.
 func statusOf(ctx context.Context) int {
-	var s Signal
+	var s interface{ Status() int }
 	if errors.As(context.Cause(ctx), &s) {
-		return s.Status()
+		return s.Status() // a Signal, or terminalGone
 	}
 	return ExitInterrupted
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"flag"
-	"strconv"
 	"strings"
 
 	"github.com/fedscope/fedscope/experiment"
@@ -40,9 +39,9 @@ func (f *viewFlags) view(sc experiment.Scenario) (tui.View, error) {
 	case p == "max":
 		v.Pace = tui.MaxPace
 	default:
-		x, err := strconv.ParseFloat(p, 64)
-		if err != nil || !(x > 0) || x > 1e6 {
-			return v, experiment.Errorf("--pace %q: allowed: a number of rounds per second > 0, or max", p)
+		x, err := experiment.ParseReal(p, 0, 1e6, false, "a number of rounds per second > 0, or max")
+		if err != nil {
+			return v, experiment.Errorf("--pace %q: %v", p, err)
 		}
 		v.Pace = x
 	}
@@ -61,19 +60,19 @@ func (f *viewFlags) view(sc experiment.Scenario) (tui.View, error) {
 	racers := len(sc.Labels())
 	if f.hide != "" {
 		for _, s := range strings.Split(f.hide, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 || n > racers {
+			n, err := experiment.ParseWhole(strings.TrimSpace(s), 1, racers)
+			if err != nil {
 				return v, experiment.Errorf("--hide %q: %q is not a racer number; allowed: numbers 1..%d, comma-separated", f.hide, s, racers)
 			}
 			v.Hidden = append(v.Hidden, n)
 		}
 	}
 	if f.cursor != "" {
-		n, err := strconv.Atoi(f.cursor)
+		n, err := experiment.ParseWhole(strings.TrimSpace(f.cursor), 0, sc.Rounds)
 		switch {
 		case sc.IsSweep():
 			return v, experiment.Errorf("--cursor %q: a sweep has no rounds; the cursor of a sweep is moved with ← →", f.cursor)
-		case err != nil || n < 0 || n > sc.Rounds:
+		case err != nil:
 			return v, experiment.Errorf("--cursor %q: allowed: a round in 0..%d", f.cursor, sc.Rounds)
 		}
 		v.Cursor = n

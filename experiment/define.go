@@ -155,5 +155,14 @@ func (w sweepsOf[C]) Evaluate(ctx context.Context, sc Scenario) ([][]float64, er
 	return w.s.Evaluate(ctx, sc, configOf[C](sc))
 }
 
+// canonical is the family's canonical form of a sweep for its shards
+// (Canonicalizer, shard.go), or sc itself.
+func (w sweepsOf[C]) canonical(sc Scenario) Scenario {
+	if c, ok := w.s.(Canonicalizer[C]); ok {
+		sc.Config = c.Canonical(sc, configOf[C](sc))
+	}
+	return sc
+}
+
 func (w sweepsOf[C]) SweepStat(sc Scenario) StatFunc  { return w.s.Stat(sc, configOf[C](sc)) }
 func (w sweepsOf[C]) SweepSummary(sc Scenario) string { return w.s.Summary(sc, configOf[C](sc)) }

@@ -91,7 +91,8 @@ func (e *valueError) Error() string { return e.reason + "; allowed: " + e.allowe
 
 func parseInt(v string, lo, hi int, dst *int) error {
 	allowed := fmt.Sprintf("a whole number in %d..%d", lo, hi)
-	n, err := strconv.Atoi(v)
+	n64, err := readWhole(v) // number.go: decimal only
+	n := int(n64)
 	switch {
 	case errors.Is(err, strconv.ErrRange) && n > 0, err == nil && n > hi:
 		return &valueError{"too large", allowed}
@@ -134,7 +135,7 @@ func FloatKnobMin[C any](name, help string, zeroOK bool, lo float64, field func(
 	return TextKnob(name, fmt.Sprintf("%s, %s", help, allowed),
 		func(c *C) string { return FormatFloat(*field(c)) },
 		func(c *C, v string) error {
-			x, err := strconv.ParseFloat(v, 64)
+			x, err := readReal(v) // number.go: decimal only
 			refuse := func(reason string) error { return &valueError{reason, allowed} }
 			if err == nil && x == 0 && underflows(v) {
 				err = strconv.ErrRange // ParseFloat rounds 1e-400 to 0 without saying so

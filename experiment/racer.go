@@ -2,7 +2,9 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,7 +67,12 @@ func (r RacerSpec) String() string {
 	var b strings.Builder
 	b.WriteString(r.Kind)
 	for _, o := range r.Opts {
-		fmt.Fprintf(&b, ":%s=%s", o.Key, FormatFloat(o.Value))
+		v := FormatFloat(o.Value)
+		if o.Value == math.Trunc(o.Value) && math.Abs(o.Value) < 1e21 {
+			// b=1000000, not 1e+06, which a whole-number option refuses.
+			v = strconv.FormatFloat(o.Value, 'f', -1, 64)
+		}
+		fmt.Fprintf(&b, ":%s=%s", o.Key, v)
 	}
 	return b.String()
 }
@@ -110,11 +117,17 @@ func Syntax(kinds []RacerKind) string {
 // "fedavg:s=1,fedavg:s=5,fedprox" against the kinds a family declares.
 // Options are stored in the kind's declared order.
 func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("no racer given")
+	}
 	var out []RacerSpec
-	for _, item := range strings.Split(v, ",") {
+	items := strings.Split(v, ",")
+	for n, item := range items {
 		item = strings.TrimSpace(item)
 		if item == "" {
-			continue
+			// "fedavg,,fedprox" or "fedavg,": a racer left out by mistake
+			// is not skipped silently.
+			return nil, fmt.Errorf("entry %d of %d is empty (a doubled or trailing comma?)", n+1, len(items))
 		}
 		fields := strings.Split(item, ":")
 		name := strings.ToLower(fields[0])
@@ -161,22 +174,24 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 	return out, nil
 }
 
+// parse reads an option's value as the keys of --set read theirs
+// (number.go).
 func (o RacerOption) parse(val string) (float64, error) {
 	if !o.Real {
-		n, err := strconv.Atoi(val)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a number", val)
-		}
-		if float64(n) < o.Min || float64(n) > o.Max {
+		n, err := readWhole(val)
+		switch {
+		case err != nil && !errors.Is(err, strconv.ErrRange):
+			return 0, fmt.Errorf("%q is not a whole number%s", val, meant(val, true))
+		case err != nil || float64(n) < o.Min || float64(n) > o.Max:
 			return 0, fmt.Errorf("out of range %g..%g", o.Min, o.Max)
 		}
 		return float64(n), nil
 	}
-	x, err := strconv.ParseFloat(val, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", val)
-	}
-	if !(x > o.Min && x <= o.Max) {
+	x, err := readReal(val)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%q is not a number%s", val, meant(val, false))
+	case err != nil || !(x > o.Min && x <= o.Max):
 		return 0, fmt.Errorf("out of range (%g, %g]", o.Min, o.Max)
 	}
 	return x, nil

@@ -59,12 +59,11 @@ var commonKnobs = []Knob{
 		Name: "seed", Help: "master seed of every random draw (a whole number ≥ 0)",
 		get: func(s *Scenario) string { return strconv.FormatUint(s.Seed, 10) },
 		set: func(s *Scenario, v string) error {
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return &valueError{"not a whole number ≥ 0", "a whole number in 0..18446744073709551615"}
+			n, err := ParseSeed(v)
+			if err == nil {
+				s.Seed = n
 			}
-			s.Seed = n
-			return nil
+			return err
 		},
 	},
 }

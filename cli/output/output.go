@@ -21,6 +21,7 @@
 package output
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fedscope/fedscope/experiment"
 )
@@ -75,7 +77,32 @@ type Target struct {
 	direct io.WriteCloser // Direct: the opened device, FIFO, socket or descriptor
 	keep   bool           // Direct: a descriptor fedscope does not own (/dev/fd/N): not closed
 	done   bool
+
+	// Stop's side: Write passes the rows on in whole lines (lineWriter),
+	// holding mu while it hands a chunk to the target and while it puts a
+	// file in place; Stop ends it between two lines.
+	mu        sync.Mutex
+	stopped   atomic.Bool
+	lines     atomic.Int64 // whole lines the target has received
+	whole     atomic.Bool  // every line was handed to the target
+	begun     bool         // Write has begun (mu)
+	committed bool         // the file is in place, or given up (mu)
 }
+
+// ErrStopped is Write's error when Stop ended it: the target holds the
+// whole lines written before (Lines), a file among them put in place.
+var ErrStopped = errors.New("output: stopped between two lines")
+
+// Chunk sizes of lineWriter: at most PipeChunk bytes per write to standard
+// output and special files, which may be pipes: on Linux a write of up to
+// 4096 bytes (PIPE_BUF) to a pipe is all or nothing, so a reader that
+// stops reading leaves fedscope blocked between two lines, never inside
+// one (a longer line goes in one write of its own). Temporary files take
+// larger chunks.
+const (
+	PipeChunk = 4096
+	fileChunk = 64 << 10
+)
 
 // Open examines path and prepares to write it (see the package comment for
 // what each kind of path means). It waits for a reader on a FIFO (ctx ends
@@ -232,10 +259,11 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	if dir == "" {
 		dir = "."
 	}
+	removeStale(dir, base)
 	var f *os.File
 	var err error
 	for i := range 100 {
-		name := filepath.Join(dir, fmt.Sprintf(".%s.fedscope-%d-%d", base, os.Getpid(), i))
+		name := filepath.Join(dir, fmt.Sprintf(".%s.fedscope-%d-%d.tmp", base, os.Getpid(), i))
 		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
 		if !errors.Is(err, fs.ErrExist) {
 			break
@@ -244,6 +272,7 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	if err != nil {
 		return fmt.Errorf("cannot write in directory %q: %v", dir, cause(err))
 	}
+	lockTemp(f) // tells a live temporary file from one a killed fedscope left
 	if existing != nil {
 		if err := f.Chmod(existing.Mode().Perm()); err != nil {
 			f.Close()
@@ -255,6 +284,37 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	t.tmp = f
 	pending.add(f.Name())
 	return nil
+}
+
+// tempName matches the temporary files of a target named base: the
+// process that made them and their number (".tmp" since issue 22).
+func tempName(base string) *regexp.Regexp {
+	return regexp.MustCompile(`^\.` + regexp.QuoteMeta(base) + `\.fedscope-([0-9]+)-[0-9]+(?:\.tmp)?$`)
+}
+
+// removeStale removes the temporary files that a fedscope killed while
+// writing this target left beside it (issue 22: SIGKILL, a crash or a
+// power loss leave .NAME.fedscope-PID-N.tmp, which no one removed): those
+// whose process is gone and which no process holds locked (isStale), so
+// that a live fedscope's file, here or on another machine sharing the
+// directory, is never touched.
+func removeStale(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	re := tempName(base)
+	for _, e := range entries {
+		m := re.FindStringSubmatch(e.Name())
+		if m == nil || !e.Type().IsRegular() {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		path := filepath.Join(dir, e.Name())
+		if err == nil && !pending.has(path) && isStale(path, pid) {
+			os.Remove(path)
+		}
+	}
 }
 
 // openDirect opens a device, a FIFO or a socket for writing.
@@ -276,19 +336,55 @@ func (t *Target) openDirect(ctx context.Context, m fs.FileMode) error {
 
 // Write writes the rows with write, then puts them in place: renames the
 // temporary file over the target (Replace), copies it into the target
-// (InPlace), or closes the special file. On failure the target is as it
-// was (Replace) and the temporary file is gone; the caller keeps the rows
-// with Rescue.
+// (InPlace), or closes the special file. The target receives whole lines
+// only, in chunks of whole lines (see PipeChunk), and the count is kept
+// (Lines). On failure the target is as it was (Replace) and the temporary
+// file is gone; the caller keeps the rows with Rescue. When Stop ends the
+// write, Write returns ErrStopped: the lines written so far are in place.
 func (t *Target) Write(write func(io.Writer) error) error {
+	t.mu.Lock()
+	if t.stopped.Load() && t.committed { // stopped before it began
+		t.mu.Unlock()
+		return ErrStopped
+	}
 	if t.done {
+		t.mu.Unlock()
 		return errors.New("output: target written twice")
 	}
-	t.done = true
+	t.done, t.begun = true, true
+	t.mu.Unlock()
+	lw := &lineWriter{t: t, chunk: PipeChunk}
 	switch t.Kind {
 	case Stdout:
-		return write(t.stdout)
+		lw.w = t.stdout
 	case Direct:
-		err := write(t.direct)
+		lw.w = t.direct
+	default:
+		lw.w, lw.chunk = t.tmp, fileChunk
+	}
+	err := write(lw)
+	if err == nil {
+		err = lw.flush()
+	}
+	if err == nil {
+		t.whole.Store(true)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case t.committed && t.whole.Load(): // Stop put every line in place
+		return nil
+	case t.committed: // Stop put the lines so far in place
+		return ErrStopped
+	case t.stopped.Load() && !t.whole.Load():
+		t.commit(true)
+		return ErrStopped
+	}
+	t.committed = true
+	switch t.Kind {
+	case Stdout:
+		return err
+	case Direct:
 		if !t.keep {
 			if cerr := t.direct.Close(); err == nil {
 				err = cerr
@@ -297,11 +393,22 @@ func (t *Target) Write(write func(io.Writer) error) error {
 		return err
 	}
 	defer t.removeTemp()
-	if err := write(t.tmp); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := t.tmp.Sync(); err != nil {
-		return err
+	return t.putInPlace(true)
+}
+
+// putInPlace renames the temporary file over the target, or copies it into
+// a target with other hard links. sync first flushes it to the disk, so
+// that a crash of the machine cannot leave an empty file under the name;
+// Stop, which must return within the deadline of a signal, skips that
+// (the lines are in the page cache, which every reader sees at once).
+func (t *Target) putInPlace(sync bool) error {
+	if sync {
+		if err := t.tmp.Sync(); err != nil {
+			return err
+		}
 	}
 	if t.Kind == InPlace {
 		return t.copyInPlace()
@@ -310,6 +417,109 @@ func (t *Target) Write(write func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(t.tmp.Name(), t.Real)
+}
+
+// Stop ends a Write under way (from another goroutine) between two lines:
+// what the target received so far is kept, a file with those lines put in
+// place, and Write returns ErrStopped (nil when every line was already
+// handed over). It returns at once, with the number of whole lines
+// written and whether they are all of them, even when the Write is blocked
+// on a pipe whose reader stopped reading (that Write never returns; what
+// the pipe received is whole lines). A target whose Write has not begun is
+// left as it was, and its Write will write nothing.
+func (t *Target) Stop() (lines int64, all bool) {
+	t.stopped.Store(true)
+	if t.Kind == Replace || t.Kind == InPlace {
+		// A file: waits for the chunk in flight, then puts the lines in place.
+		t.mu.Lock()
+		if !t.committed {
+			t.commit(t.begun)
+		}
+		t.mu.Unlock()
+	}
+	return t.lines.Load(), t.whole.Load()
+}
+
+// commit ends a stopped target; t.mu is held. A begun file gets the lines
+// written so far; one without any line stays as it was.
+func (t *Target) commit(begun bool) {
+	t.committed, t.done = true, true
+	if t.direct != nil && !t.keep {
+		t.direct.Close()
+	}
+	if t.tmp == nil {
+		return
+	}
+	if !begun || t.lines.Load() == 0 || t.putInPlace(false) != nil {
+		t.lines.Store(0) // the file is as it was
+	}
+	t.removeTemp()
+}
+
+// Lines returns the number of whole lines the target has received.
+func (t *Target) Lines() int64 { return t.lines.Load() }
+
+// lineWriter passes what it is given on to the target in whole lines,
+// chunk bytes at most per write (a longer line alone), counting them;
+// once the target is stopped it passes nothing more and fails with
+// ErrStopped.
+type lineWriter struct {
+	t     *Target
+	w     io.Writer
+	chunk int
+	buf   []byte // what has not been passed on: whole lines and a partial one
+}
+
+func (lw *lineWriter) Write(p []byte) (int, error) {
+	if lw.t.stopped.Load() {
+		return 0, ErrStopped
+	}
+	lw.buf = append(lw.buf, p...)
+	for len(lw.buf) >= lw.chunk {
+		end := bytes.LastIndexByte(lw.buf[:lw.chunk], '\n') + 1
+		if end == 0 { // a line longer than a chunk: alone
+			end = bytes.IndexByte(lw.buf, '\n') + 1
+			if end == 0 {
+				break // not complete yet
+			}
+		}
+		if err := lw.pass(end); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
+
+// flush passes on the rest: its whole lines, then a last line without
+// a newline, if any.
+func (lw *lineWriter) flush() error {
+	for len(lw.buf) > 0 {
+		end := bytes.LastIndexByte(lw.buf[:min(lw.chunk, len(lw.buf))], '\n') + 1
+		if end == 0 {
+			if end = bytes.IndexByte(lw.buf, '\n') + 1; end == 0 {
+				end = len(lw.buf)
+			}
+		}
+		if err := lw.pass(end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pass writes buf[:n], whole lines, to the target.
+func (lw *lineWriter) pass(n int) error {
+	t := lw.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped.Load() || t.committed {
+		return ErrStopped
+	}
+	chunk := lw.buf[:n]
+	m, err := lw.w.Write(chunk)
+	t.lines.Add(int64(bytes.Count(chunk[:m], []byte{'\n'})))
+	lw.buf = lw.buf[:copy(lw.buf, lw.buf[n:])]
+	return err
 }
 
 // copyInPlace copies the complete temporary file into the target, keeping
@@ -332,10 +542,15 @@ func (t *Target) copyInPlace() error {
 // Abort gives the target up unwritten: the temporary file is removed, a
 // special file closed; the target is untouched.
 func (t *Target) Abort() {
-	if t == nil || t.done {
+	if t == nil {
 		return
 	}
-	t.done = true
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
+	t.done, t.committed = true, true
 	if t.direct != nil && !t.keep {
 		t.direct.Close()
 	}
@@ -413,6 +628,11 @@ type tempSet struct {
 
 func (s *tempSet) add(name string)    { s.mu.Lock(); s.names[name] = true; s.mu.Unlock() }
 func (s *tempSet) remove(name string) { s.mu.Lock(); delete(s.names, name); s.mu.Unlock() }
+func (s *tempSet) has(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names[name]
+}
 func (s *tempSet) clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -4,6 +4,7 @@ package output
 
 import (
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"syscall"
@@ -58,4 +59,30 @@ func openFIFO(ctx context.Context, path string) (*os.File, error) {
 	defer rd.Close()
 	r := <-ch
 	return r.f, r.err
+}
+
+// lockTemp holds a lock on a temporary file for as long as the process
+// lives (the kernel releases it when the process ends, however it ends).
+// A file system without locks leaves it unlocked: isStale then never
+// removes it.
+func lockTemp(f *os.File) {
+	syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+}
+
+// isStale reports whether a temporary file made by process pid was left by
+// a fedscope that is gone: no such process here, and the file not locked
+// (a live fedscope on another machine sharing the directory holds its
+// lock, if the file system has locks; without them nothing is removed).
+func isStale(path string, pid int) bool {
+	if pid != os.Getpid() {
+		if err := syscall.Kill(pid, 0); err == nil || errors.Is(err, syscall.EPERM) {
+			return false // that process lives
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // releases the test lock
+	return syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
 }

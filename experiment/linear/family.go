@@ -75,6 +75,9 @@ func (compute) Validate(sc experiment.Scenario, c Config) error {
 	if err := experiment.CheckRacers(c.Racers, racerKinds); err != nil {
 		return err
 	}
+	if err := validateScarce(c); err != nil {
+		return err
+	}
 	switch {
 	case !(c.Eta > 0):
 		return experiment.Errorf("eta=%v: must be > 0", c.Eta)
@@ -82,7 +85,7 @@ func (compute) Validate(sc experiment.Scenario, c Config) error {
 		return experiment.Errorf("local_steps=%d: must be ≥ 1", c.LocalSteps)
 	}
 	if c.Kind == runKind {
-		return nil
+		return validateBatches(c)
 	}
 	if !sc.IsSweep() {
 		return experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)

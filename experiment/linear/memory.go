@@ -18,8 +18,8 @@ import (
 //   - the pooled Gram matrix and the least-squares solve (Cholesky, or an
 //     SVD with its two factors): 6d²;
 //   - per worker of the parallel loops the eigensolver's scratch, 3d²;
-//   - per racer its workspace (d, a batch's kernel B², the sample
-//     permutations) and the rows of the run table.
+//   - per racer its workspace (d, the sample permutations), a minibatch
+//     racer's B×B kernel, and the rows of the run table.
 func (compute) Memory(sc experiment.Scenario, c Config) (uint64, string) {
 	d := c.Data
 	dim := d.Dim
@@ -37,15 +37,32 @@ func (compute) Memory(sc experiment.Scenario, c Config) (uint64, string) {
 	grams := experiment.Floats(3, gramClients, dim, dim)
 	raw := experiment.Floats(2, rawSquares)
 	pooled := experiment.Floats(6+3*runtime.GOMAXPROCS(0), dim, dim)
-	perRacer := experiment.Floats(racers, n+4*dim+c.Batch*c.Batch)
+	perRacer := experiment.Floats(racers, n+4*dim)
+	// Each minibatch racer's B×B kernel (model.NewWorkspace), with its own
+	// B when it pins b; the largest B names the knob when they dominate.
+	var batches uint64
+	batchKnob, largest := "batch", 0
+	for _, r := range resolve(c) {
+		batches = experiment.SatAdd(batches, experiment.Floats(r.batch, r.batch))
+		if r.batch > largest {
+			largest = r.batch
+			if _, pinned := r.spec.Opt("b"); pinned && r.batch != c.Batch {
+				batchKnob = "algorithms"
+			} else {
+				batchKnob = "batch"
+			}
+		}
+	}
 	table := experiment.Floats(racers, sc.Rounds, 12)
-	total := experiment.SatAdd(data, grams, raw, pooled, perRacer, table)
+	total := experiment.SatAdd(data, grams, raw, pooled, perRacer, batches, table)
 	// The data: N = M × n_i rows; the larger factor is the one to lower.
 	knob := "samples"
 	if d.Clients > d.Samples {
 		knob = "clients"
 	}
 	switch {
+	case batches > data && batches > grams && batches > raw && batches > table:
+		knob = batchKnob
 	case grams >= data && grams >= raw && grams >= table:
 		knob = "dim"
 		if gramClients > dim {

@@ -40,3 +40,31 @@ func TestMemoryOfLargeFederation(t *testing.T) {
 		t.Errorf("with 500 MB available: err = %v, want a refusal naming dim=2000", err)
 	}
 }
+
+// TestMemoryNamesBatch: a minibatch's B×B kernel is the racers' largest
+// cost when B is large, and the refusal names the key that sets it: batch,
+// or algorithms when a racer pins b (issue 22: it named samples).
+func TestMemoryNamesBatch(t *testing.T) {
+	base := []string{"rounds=1", "clients=1", "dim=1", "samples=1000000"}
+	for _, test := range []struct {
+		set, knob, prefix string
+	}{
+		{"batch=1000000", "batch", "batch=1000000: "},
+		{"algorithms=fedavg:b=1000000,fedprox", "algorithms", "algorithms=fedavg:b=1000000,fedprox: "},
+	} {
+		sc := preset(t, "paradox", append(base, test.set)...)
+		need, knob := Family.Memory(sc)
+		if need < 8e12 || knob != test.knob {
+			t.Errorf("%s: estimate %d bytes, knob %s; want at least 8 TB (a 10⁶×10⁶ kernel) and %s", test.set, need, knob, test.knob)
+		}
+		_, err := experiment.NewEngine().Run(experiment.WithMemory(context.Background(), 1<<30), sc, experiment.Observer{})
+		var ie *experiment.InputError
+		if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), test.prefix) || !strings.HasSuffix(err.Error(), "lower "+test.knob) {
+			t.Errorf("%s with 1 GB available: err = %v, want a refusal naming %s", test.set, err, test.knob)
+		}
+	}
+	// Without a minibatch the same federation is named by its data.
+	if _, knob := Family.Memory(preset(t, "paradox", base...)); knob != "samples" {
+		t.Errorf("full batch: knob %s, want samples", knob)
+	}
+}

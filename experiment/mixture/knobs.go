@@ -2,7 +2,6 @@ package mixture
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/fedscope/fedscope/datasets"
@@ -78,8 +77,8 @@ func weightsKnob() experiment.Knob {
 			}
 			var ws []float64
 			for _, f := range strings.Split(v, ",") {
-				w, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-				if err != nil || !(w > 0) || w > experiment.MaxFloat {
+				w, err := experiment.ParseReal(strings.TrimSpace(f), 0, experiment.MaxFloat, false, "")
+				if err != nil {
 					return fmt.Errorf("%q is not a number in (0, %g]", f, experiment.MaxFloat)
 				}
 				ws = append(ws, w)
