@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"github.com/fedscope/fedscope/model"
 	"gonum.org/v1/gonum/blas"
@@ -234,8 +235,7 @@ func (b *MapBuilder) addStacked(sl *mapSlot, d, stride int) {
 			continue
 		}
 		tmp := sl.work[:d*d]
-		blas64.Syrk(blas.NoTrans, 1, blas64.General{Rows: d, Cols: n, Stride: stride, Data: sl.stack[k]},
-			0, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: tmp})
+		dense.SyrkUpper(d, n, 1, sl.stack[k], stride, 0, tmp, d)
 		acc := sl.acc[k]
 		for a := 0; a < d; a++ {
 			acc[a*d+a] += tmp[a*d+a]

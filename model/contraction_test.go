@@ -266,35 +266,6 @@ func transposed(x []float64, rows, cols int) []float64 {
 	return out
 }
 
-// TestDot24 checks the register-blocked kernel against plain dot
-// products, for lengths with every remainder mod 4.
-func TestDot24(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	for _, n := range []int{1, 3, 4, 5, 8, 31, 256, 257} {
-		v := make([][]float64, 6)
-		for k := range v {
-			v[k] = make([]float64, n)
-			for i := range v[k] {
-				v[k][i] = rng.NormFloat64()
-			}
-		}
-		s00, s01, s02, s03, s10, s11, s12, s13 := dot24(v[0], v[1], v[2], v[3], v[4], v[5])
-		got := []float64{s00, s01, s02, s03, s10, s11, s12, s13}
-		for a := 0; a < 2; a++ {
-			for b := 0; b < 4; b++ {
-				var want, mag float64
-				for i := 0; i < n; i++ {
-					want += v[a][i] * v[2+b][i]
-					mag += math.Abs(v[a][i] * v[2+b][i])
-				}
-				if d := math.Abs(got[4*a+b] - want); d > 1e-14*mag {
-					t.Errorf("n=%d: x%d·y%d = %.17g, want %.17g", n, a, b, got[4*a+b], want)
-				}
-			}
-		}
-	}
-}
-
 // TestCosine checks the feature map's cosine against math.Cos over the
 // range of random-feature phases and beyond.
 func TestCosine(t *testing.T) {

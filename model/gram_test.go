@@ -4,19 +4,21 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fedscope/fedscope/internal/dense"
 )
 
 // TestSymRankTo checks the Gram kernel against plain dot products, for
 // sizes that exercise every remainder of its register blocks, and against
 // a serial reference that sums every entry in the order the kernel
-// promises — stripe by stripe of gramChunk columns, index by index within
+// promises — stripe by stripe of dense.Stripe columns, index by index within
 // a stripe — bit for bit, on sizes of several tasks and stripes: that
 // order, the same whichever task computes an entry, is what makes the
 // result independent of the number of CPUs (the test runs on however many
 // there are, without changing GOMAXPROCS).
 func TestSymRankTo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, sz := range [][2]int{{1, 1}, {2, 3}, {5, 7}, {67, 300}, {130, 513}, {131, 64}, {3 * gramTask, 2*gramChunk + 1}} {
+	for _, sz := range [][2]int{{1, 1}, {2, 3}, {5, 7}, {67, 300}, {130, 513}, {131, 64}, {3 * 64, 2*dense.Stripe + 1}} {
 		r, n := sz[0], sz[1]
 		a := make([]float64, r*n)
 		for k := range a {
@@ -61,9 +63,9 @@ func serialSymRank(c, a []float64, r, n int, alpha, beta float64) []float64 {
 			if beta == 0 {
 				v = 0
 			}
-			for lo := 0; lo < n; lo += gramChunk {
+			for lo := 0; lo < n; lo += dense.Stripe {
 				var s float64
-				for i := lo; i < min(lo+gramChunk, n); i++ {
+				for i := lo; i < min(lo+dense.Stripe, n); i++ {
 					s += a[k*n+i] * a[l*n+i]
 				}
 				v += alpha * s

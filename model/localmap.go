@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sync"
 
+	"github.com/fedscope/fedscope/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
@@ -107,7 +108,7 @@ func (sp *SubspaceSpectrum) setKernel(xe, b []float64, n, r int, support []int, 
 	xm := blas64.General{Rows: n, Cols: r, Stride: r, Data: xe}
 	ws.kern = grow(ws.kern, n*n)
 	ws.mu = grow(ws.mu, n)
-	blas64.Syrk(blas.NoTrans, 1/float64(n), xm, 0, blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: ws.kern})
+	dense.SyrkUpper(n, r, 1/float64(n), xe, r, 0, ws.kern, n)
 	if !symEigen(ws.kern, ws.mu, n, ws) {
 		panic("model: eigendecomposition of a client kernel failed")
 	}
@@ -219,7 +220,7 @@ func (c *GDChain) Extend(l *Local, eta float64, levels int) {
 			}
 		} else {
 			pd, pv := c.D[j-1], c.V[j-1]
-			blas64.Syrk(blas.NoTrans, 1, general(r, r, pd), 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: d})
+			dense.SyrkUpper(r, r, 1, pd, r, 0, d, r)
 			mirrorUpper(d, r)
 			for k, p := range pd {
 				d[k] = 2*p - d[k]
@@ -358,7 +359,7 @@ func gramUpper(c, x []float64, n, d int, alpha, beta float64, scratch []float64)
 			scratch[k*n+j] = v
 		}
 	}
-	blas64.Syrk(blas.NoTrans, alpha, general(d, n, scratch), beta, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: c})
+	dense.SyrkUpper(d, n, alpha, scratch, n, beta, c, d)
 	return scratch
 }
 

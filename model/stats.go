@@ -3,6 +3,7 @@ package model
 import (
 	"sync"
 
+	"github.com/fedscope/fedscope/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -43,7 +44,7 @@ func (s *Stats) Kernel() []float64 {
 	}
 	s.kernel.once.Do(func() {
 		k := make([]float64, s.N*s.N)
-		blas64.Syrk(blas.NoTrans, 1, s.design(), 0, blas64.Symmetric{Uplo: blas.Upper, N: s.N, Stride: s.N, Data: k})
+		dense.SyrkUpper(s.N, s.Dim, 1, s.X, s.Dim, 0, k, s.N)
 		mirrorUpper(k, s.N)
 		s.kernel.k = k
 	})

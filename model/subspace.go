@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -145,7 +146,7 @@ func (sp *SubspaceSpectrum) outerTo(out, f, qf []float64) {
 	}
 	qfm := blas64.General{Rows: r, Cols: k, Stride: k, Data: qf[:r*k]}
 	if nonneg {
-		blas64.Syrk(blas.NoTrans, 1, qfm, 0, blas64.Symmetric{Uplo: blas.Upper, N: r, Stride: r, Data: out})
+		dense.SyrkUpper(r, k, 1, qfm.Data, k, 0, out, r)
 		mirrorUpper(out, r)
 	} else {
 		blas64.Gemm(blas.NoTrans, blas.Trans, 1, qfm, sp.q(), 0, blas64.General{Rows: r, Cols: r, Stride: r, Data: out})

@@ -1,0 +1,146 @@
+package dense
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// paths runs f with the assembly kernels (when the CPU has them) and with
+// the pure-Go ones.
+func paths(t *testing.T, f func(t *testing.T, asm bool)) {
+	t.Helper()
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, asm := range []bool{false, true} {
+		if asm && !saved {
+			continue
+		}
+		useAVX2 = asm
+		name := "go"
+		if asm {
+			name = "avx2"
+		}
+		t.Run(name, func(t *testing.T) { f(t, asm) })
+	}
+}
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return x
+}
+
+// sameBits reports the first index where a and b differ as bit patterns.
+func sameBits(a, b []float64) (int, bool) {
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return i, false
+		}
+	}
+	return -1, true
+}
+
+// TestDotGonum checks Dot against gonum's DotUnitary (through blas64.Dot)
+// bit for bit, for every length up to 41 and some long ones: the four
+// partial sums, the tail and their combination must match exactly.
+func TestDotGonum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range append(seq(0, 41), 100, 255, 256, 1001) {
+		x, y := randSlice(rng, n), randSlice(rng, n)
+		want := blas64.Dot(blas64.Vector{N: n, Inc: 1, Data: x}, blas64.Vector{N: n, Inc: 1, Data: y})
+		if got := Dot(x, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("n=%d: Dot = %v, gonum %v", n, got, want)
+		}
+	}
+}
+
+func seq(lo, hi int) []int {
+	var s []int
+	for i := lo; i <= hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
+
+// TestSyrkUpperGonum checks SyrkUpper against gonum's Dsyrk(Upper, NoTrans)
+// bit for bit (both paths), on odd and even sizes, strides larger than the
+// rows, beta 0, 1 and another, alpha 0 and negative; the lower triangle
+// must stay untouched.
+func TestSyrkUpperGonum(t *testing.T) {
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(3, 4))
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 9, 13, 50} {
+			for _, k := range []int{0, 1, 3, 4, 5, 17, 100} {
+				for _, ab := range [][2]float64{{1, 0}, {0.02, 0}, {-1, 1}, {1.0 / 3, 0.7}, {0, 0.5}, {0, 0}} {
+					lda, ldc := k+2, n+3
+					a := randSlice(rng, n*lda)
+					c0 := randSlice(rng, n*ldc)
+					want := append([]float64(nil), c0...)
+					blas64.Implementation().Dsyrk(blas.Upper, blas.NoTrans, n, k, ab[0], a, lda, ab[1], want, ldc)
+					got := append([]float64(nil), c0...)
+					SyrkUpper(n, k, ab[0], a, lda, ab[1], got, ldc)
+					if i, ok := sameBits(got, want); !ok {
+						t.Fatalf("n=%d k=%d alpha,beta=%v: entry %d = %v, gonum %v", n, k, ab, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestSyrkUpperNaive checks SyrkUpper against a naive triple loop within a
+// relative bound (an independent truth: a wrong kernel is off by O(1)).
+func TestSyrkUpperNaive(t *testing.T) {
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		n, k := 11, 37
+		a := randSlice(rng, n*k)
+		c := make([]float64, n*n)
+		SyrkUpper(n, k, 0.5, a, k, 0, c, n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if j < i {
+					if c[i*n+j] != 0 {
+						t.Fatalf("lower entry (%d,%d) written", i, j)
+					}
+					continue
+				}
+				var s float64
+				for l := 0; l < k; l++ {
+					s += a[i*k+l] * a[j*k+l]
+				}
+				if want := 0.5 * s; math.Abs(c[i*n+j]-want) > 1e-13*(1+math.Abs(want)) {
+					t.Fatalf("(%d,%d) = %v, naive %v", i, j, c[i*n+j], want)
+				}
+			}
+		}
+	})
+}
+
+func BenchmarkSyrkUpper(b *testing.B) {
+	for _, sz := range [][2]int{{50, 100}, {100, 500}} {
+		n, k := sz[0], sz[1]
+		rng := rand.New(rand.NewPCG(1, 1))
+		a := randSlice(rng, n*k)
+		c := make([]float64, n*n)
+		b.Run(fmtSize(n, k)+"/dense", func(b *testing.B) {
+			for b.Loop() {
+				SyrkUpper(n, k, 1, a, k, 0, c, n)
+			}
+		})
+		b.Run(fmtSize(n, k)+"/gonum", func(b *testing.B) {
+			for b.Loop() {
+				blas64.Implementation().Dsyrk(blas.Upper, blas.NoTrans, n, k, 1, a, k, 0, c, n)
+			}
+		})
+	}
+}
+
+func fmtSize(n, k int) string { return strconv.Itoa(n) + "x" + strconv.Itoa(k) }

@@ -1,0 +1,34 @@
+package dense
+
+// useAVX2 selects the assembly kernels; tests turn it off to run the
+// pure-Go kernels on the same inputs.
+var useAVX2 = hasAVX2()
+
+// gemm4x8AVX2 sets acc[q·8+p] = Σ_{i<kc} pa[i·8+q]·pb[i·8+p] for q < 4,
+// p < 8, each sum taken in increasing i from zero (gemm4x8Go).
+//
+//go:noescape
+func gemm4x8AVX2(kc int, pa, pb *float64, acc *[32]float64)
+
+// dot2x4AVX2 adds to acc[(r·4+c)·4+q] the products a_r[i]·b_c[i] with
+// i ≡ q (mod 4), i < 4·n4, in increasing i (dot2x4Go).
+//
+//go:noescape
+func dot2x4AVX2(n4 int, a0, a1, b0, b1, b2, b3 *float64, acc *[32]float64)
+
+// dot1x4AVX2 is dot2x4AVX2 for one row a0: acc[c·4+q].
+//
+//go:noescape
+func dot1x4AVX2(n4 int, a0, b0, b1, b2, b3 *float64, acc *[16]float64)
+
+// colAdd16AVX2 adds, for rows = 0, …, rows−1 in turn, x[t]·a[t][0:16] to
+// acc, where row t of a starts stride bytes after row t−1 and x[t] xstep
+// bytes after x[t−1] (either may be negative).
+//
+//go:noescape
+func colAdd16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[16]float64)
+
+// colSub16AVX2 is colAdd16AVX2 subtracting: acc −= a[t][0:16]·x[t].
+//
+//go:noescape
+func colSub16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[16]float64)

@@ -1,0 +1,253 @@
+#include "textflag.h"
+
+// func gemm4x8AVX2(kc int, pa, pb *float64, acc *[32]float64)
+//
+// Y0–Y7 hold the 4×8 sums (row q in Y(2q), Y(2q+1)); per i, the eight
+// numbers pb[i·8 : i·8+8] are loaded once and each pa[i·8+q] is broadcast.
+// Multiplications and additions are separate instructions (no FMA), so every
+// sum is the same as the pure-Go loop's.
+TEXT ·gemm4x8AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc+0(FP), CX
+	MOVQ pa+8(FP), SI
+	MOVQ pb+16(FP), DI
+	MOVQ acc+24(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JLE   gemm_store
+
+gemm_loop:
+	VMOVUPD      (DI), Y8
+	VMOVUPD      32(DI), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD 8(SI), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VADDPD       Y12, Y0, Y0
+	VADDPD       Y13, Y1, Y1
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y14, Y2, Y2
+	VADDPD       Y15, Y3, Y3
+	VBROADCASTSD 16(SI), Y10
+	VBROADCASTSD 24(SI), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VADDPD       Y12, Y4, Y4
+	VADDPD       Y13, Y5, Y5
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y14, Y6, Y6
+	VADDPD       Y15, Y7, Y7
+	ADDQ         $64, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          gemm_loop
+
+gemm_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VZEROUPPER
+	RET
+
+// func dot2x4AVX2(n4 int, a0, a1, b0, b1, b2, b3 *float64, acc *[32]float64)
+//
+// Eight dot products, each with its four partial sums in the four lanes of
+// one register (lane q: the products of index ≡ q mod 4), as gonum's SSE2
+// DotUnitary keeps them in two registers of two lanes.
+TEXT ·dot2x4AVX2(SB), NOSPLIT, $0-64
+	MOVQ n4+0(FP), CX
+	MOVQ a0+8(FP), SI
+	MOVQ a1+16(FP), DI
+	MOVQ b0+24(FP), R8
+	MOVQ b1+32(FP), R9
+	MOVQ b2+40(FP), R10
+	MOVQ b3+48(FP), R11
+	MOVQ acc+56(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMOVUPD 128(DX), Y4
+	VMOVUPD 160(DX), Y5
+	VMOVUPD 192(DX), Y6
+	VMOVUPD 224(DX), Y7
+	TESTQ CX, CX
+	JLE   dot24_store
+
+dot24_loop:
+	VMOVUPD (SI), Y8
+	VMOVUPD (DI), Y9
+	VMOVUPD (R8), Y10
+	VMOVUPD (R9), Y11
+	VMULPD  Y10, Y8, Y12
+	VMULPD  Y10, Y9, Y13
+	VADDPD  Y12, Y0, Y0
+	VADDPD  Y13, Y4, Y4
+	VMULPD  Y11, Y8, Y14
+	VMULPD  Y11, Y9, Y15
+	VADDPD  Y14, Y1, Y1
+	VADDPD  Y15, Y5, Y5
+	VMOVUPD (R10), Y10
+	VMOVUPD (R11), Y11
+	VMULPD  Y10, Y8, Y12
+	VMULPD  Y10, Y9, Y13
+	VADDPD  Y12, Y2, Y2
+	VADDPD  Y13, Y6, Y6
+	VMULPD  Y11, Y8, Y14
+	VMULPD  Y11, Y9, Y15
+	VADDPD  Y14, Y3, Y3
+	VADDPD  Y15, Y7, Y7
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	DECQ    CX
+	JNZ     dot24_loop
+
+dot24_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VZEROUPPER
+	RET
+
+// func dot1x4AVX2(n4 int, a0, b0, b1, b2, b3 *float64, acc *[16]float64)
+TEXT ·dot1x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ n4+0(FP), CX
+	MOVQ a0+8(FP), SI
+	MOVQ b0+16(FP), R8
+	MOVQ b1+24(FP), R9
+	MOVQ b2+32(FP), R10
+	MOVQ b3+40(FP), R11
+	MOVQ acc+48(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	TESTQ CX, CX
+	JLE   dot14_store
+
+dot14_loop:
+	VMOVUPD (SI), Y8
+	VMULPD  (R8), Y8, Y12
+	VMULPD  (R9), Y8, Y13
+	VMULPD  (R10), Y8, Y14
+	VMULPD  (R11), Y8, Y15
+	VADDPD  Y12, Y0, Y0
+	VADDPD  Y13, Y1, Y1
+	VADDPD  Y14, Y2, Y2
+	VADDPD  Y15, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	DECQ    CX
+	JNZ     dot14_loop
+
+dot14_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET
+
+// func colAdd16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[16]float64)
+//
+// Sixteen running sums in Y0–Y3; each row multiplies its sixteen numbers by
+// the broadcast x[t] and adds the products.
+TEXT ·colAdd16AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	TESTQ CX, CX
+	JLE   coladd_store
+
+coladd_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VMULPD       64(SI), Y4, Y7
+	VMULPD       96(SI), Y4, Y8
+	VADDPD       Y5, Y0, Y0
+	VADDPD       Y6, Y1, Y1
+	VADDPD       Y7, Y2, Y2
+	VADDPD       Y8, Y3, Y3
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          coladd_loop
+
+coladd_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET
+
+// func colSub16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[16]float64)
+TEXT ·colSub16AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	TESTQ CX, CX
+	JLE   colsub_store
+
+colsub_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VMULPD       64(SI), Y4, Y7
+	VMULPD       96(SI), Y4, Y8
+	VSUBPD       Y5, Y0, Y0
+	VSUBPD       Y6, Y1, Y1
+	VSUBPD       Y7, Y2, Y2
+	VSUBPD       Y8, Y3, Y3
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          colsub_loop
+
+colsub_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET

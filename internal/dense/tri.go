@@ -1,0 +1,180 @@
+package dense
+
+// The triangular kernels work on an upper triangular n×n row-major matrix
+// R (stride lda, non-unit diagonal; the strict lower triangle is not read)
+// and one vector x of n numbers (unit stride), in place, with the same bits
+// as gonum's Dtrmv and Dtrsv (blas.Upper, blas.NonUnit, incX = 1) on amd64.
+
+// colBlock is the width of the column blocks of TrmvUpperTrans and
+// TrsvUpperTrans: sixteen running sums, four AVX2 registers.
+const colBlock = 16
+
+// TrmvUpper sets x = R·x in gonum's order: x_i = r_ii·x_i + Dot(r_i[i+1:],
+// x[i+1:]) with the old x, for n ≥ 2 (x_0 = r_00·x_0 for n = 1). The rows
+// are independent; they are computed in groups of four whose dot products
+// start at the same position modulo 4 (rows i, i+4, i+8, i+12), so that the
+// four share every load of x and keep their partial sums in four registers.
+func TrmvUpper(n int, a []float64, lda int, x []float64) {
+	if n == 0 {
+		return
+	}
+	if len(a) < (n-1)*lda+n || len(x) < n {
+		panic("dense: TrmvUpper: slice too short")
+	}
+	if n == 1 {
+		x[0] *= a[0]
+		return
+	}
+	var out [16]float64
+	for i0 := 0; i0 < n; i0 += 16 {
+		i1 := min(i0+16, n)
+		for g := 0; g < 4 && i0+g < i1; g++ {
+			rows := [4]int{i0 + g, i0 + g + 4, i0 + g + 8, i0 + g + 12}
+			if rows[3] >= n { // a short group at the end: row by row
+				for _, i := range rows {
+					if i < i1 {
+						out[i-i0] = float64(a[i*lda+i]*x[i]) + Dot(a[i*lda+i+1:i*lda+n], x[i+1:n])
+					}
+				}
+				continue
+			}
+			var d [4]float64
+			dotsSamePhase(n, a, lda, x, rows, &d)
+			for q, i := range rows {
+				out[i-i0] = float64(a[i*lda+i]*x[i]) + d[q]
+			}
+		}
+		copy(x[i0:i1], out[:i1-i0])
+	}
+}
+
+// dotsSamePhase sets d[q] = Dot(r_i[i+1:n], x[i+1:n]) for the rows
+// i = rows[q] = i0, i0+4, i0+8, i0+12 (all < n): each row's products before
+// the start of the last one are added to its own partial sums, then the four
+// run together.
+func dotsSamePhase(n int, a []float64, lda int, x []float64, rows [4]int, d *[4]float64) {
+	var acc [16]float64
+	s := rows[3] + 1
+	for q := 0; q < 3; q++ {
+		i := rows[q]
+		lanesGo((*[4]float64)(acc[q*4:]), a[i*lda+i+1:i*lda+s], x[i+1:s])
+	}
+	n4 := (n - s) / 4
+	m := s + 4*n4
+	if useAVX2 && n4 > 0 {
+		dot1x4AVX2(n4, &x[s], &a[rows[0]*lda+s], &a[rows[1]*lda+s], &a[rows[2]*lda+s], &a[rows[3]*lda+s], &acc)
+	} else {
+		for q, i := range rows {
+			lanesGo((*[4]float64)(acc[q*4:]), a[i*lda+s:i*lda+m], x[s:m])
+		}
+	}
+	for q, i := range rows {
+		d[q] = finishDot((*[4]float64)(acc[q*4:]), a[i*lda+m:i*lda+n], x[m:n])
+	}
+}
+
+// TrmvUpperTrans sets x = Rᵀ·x in gonum's order: x_j = r_jj·x_j, then
+// + x_i·r_ij for i = j−1 down to 0, with the old x. Columns are computed in
+// blocks of sixteen, right to left, whose sums stay in registers while the
+// rows above the block stream past.
+func TrmvUpperTrans(n int, a []float64, lda int, x []float64) {
+	if n == 0 {
+		return
+	}
+	if len(a) < (n-1)*lda+n || len(x) < n {
+		panic("dense: TrmvUpperTrans: slice too short")
+	}
+	var acc [colBlock]float64
+	for j1 := n; j1 > 0; j1 -= colBlock {
+		j0 := max(0, j1-colBlock)
+		w := j1 - j0
+		for j := j0; j < j1; j++ {
+			acc[j-j0] = float64(x[j] * a[j*lda+j])
+		}
+		// The corner: rows j0…j1−2 add to the columns of the block right of them.
+		for i := j1 - 2; i >= j0; i-- {
+			xi := x[i]
+			for j := i + 1; j < j1; j++ {
+				acc[j-j0] += float64(xi * a[i*lda+j])
+			}
+		}
+		// The rows above the block, bottom to top.
+		if j0 > 0 {
+			if useAVX2 && w == colBlock {
+				colAdd16AVX2(j0, &a[(j0-1)*lda+j0], -8*lda, &x[j0-1], -8, &acc)
+			} else {
+				for i := j0 - 1; i >= 0; i-- {
+					xi := x[i]
+					row := a[i*lda+j0 : i*lda+j1]
+					for j, v := range row {
+						acc[j] += float64(xi * v)
+					}
+				}
+			}
+		}
+		copy(x[j0:j1], acc[:w])
+	}
+}
+
+// TrsvUpper solves R·y = x in place (back substitution) in gonum's order:
+// y_i = (x_i − Σ_{j>i} x_j·r_ij)/r_ii with the sum in increasing j from
+// zero. Each sum needs the one before it, so it runs as it is.
+func TrsvUpper(n int, a []float64, lda int, x []float64) {
+	if n == 0 {
+		return
+	}
+	if len(a) < (n-1)*lda+n || len(x) < n {
+		panic("dense: TrsvUpper: slice too short")
+	}
+	for i := n - 1; i >= 0; i-- {
+		row := a[i*lda+i+1 : i*lda+n]
+		xs := x[i+1 : n]
+		xs = xs[:len(row)]
+		var sum float64
+		for j, v := range row {
+			sum += float64(xs[j] * v)
+		}
+		x[i] -= sum
+		x[i] /= a[i*lda+i]
+	}
+}
+
+// TrsvUpperTrans solves Rᵀ·y = x in place (forward substitution) in
+// gonum's order: y_j = (x_j − r_0j·y_0 − r_1j·y_1 − … − r_{j−1,j}·y_{j−1})/r_jj,
+// subtracting in increasing i. Columns are computed in blocks of sixteen,
+// left to right: first the rows above the block (their y known), with the
+// sums in registers, then the block's own triangle.
+func TrsvUpperTrans(n int, a []float64, lda int, x []float64) {
+	if n == 0 {
+		return
+	}
+	if len(a) < (n-1)*lda+n || len(x) < n {
+		panic("dense: TrsvUpperTrans: slice too short")
+	}
+	var acc [colBlock]float64
+	for j0 := 0; j0 < n; j0 += colBlock {
+		j1 := min(j0+colBlock, n)
+		w := j1 - j0
+		copy(acc[:w], x[j0:j1])
+		if j0 > 0 {
+			if useAVX2 && w == colBlock {
+				colSub16AVX2(j0, &a[j0], 8*lda, &x[0], 8, &acc)
+			} else {
+				for i := 0; i < j0; i++ {
+					yi := x[i]
+					row := a[i*lda+j0 : i*lda+j1]
+					for j, v := range row {
+						acc[j] -= float64(v * yi)
+					}
+				}
+			}
+		}
+		for j := j0; j < j1; j++ {
+			yj := acc[j-j0] / a[j*lda+j]
+			x[j] = yj
+			for k := j + 1; k < j1; k++ {
+				acc[k-j0] -= float64(a[j*lda+k] * yj)
+			}
+		}
+	}
+}
