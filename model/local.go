@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -201,8 +202,8 @@ func (f *ProxFactor) Apply(u []float64, ws *Workspace) {
 	s := f.s
 	if s.Gram != nil {
 		blas64.Axpy(f.eta, vec(s.XtY), vec(u))
-		blas64.Trsv(blas.Trans, f.chol, vec(u))
-		blas64.Trsv(blas.NoTrans, f.chol, vec(u))
+		dense.TrsvUpperTrans(f.chol.N, f.chol.Data, f.chol.Stride, u)
+		dense.TrsvUpper(f.chol.N, f.chol.Data, f.chol.Stride, u)
 		return
 	}
 	// Woodbury form: u − (η/n) Xᵀ (I + (η/n) X Xᵀ)⁻¹ (X u − y).
@@ -210,8 +211,8 @@ func (f *ProxFactor) Apply(u []float64, ws *Workspace) {
 	r := ws.nvec[:s.N]
 	copy(r, s.Y)
 	blas64.Gemv(blas.NoTrans, 1, xm, vec(u), -1, vec(r))
-	blas64.Trsv(blas.Trans, f.chol, vec(r))
-	blas64.Trsv(blas.NoTrans, f.chol, vec(r))
+	dense.TrsvUpperTrans(f.chol.N, f.chol.Data, f.chol.Stride, r)
+	dense.TrsvUpper(f.chol.N, f.chol.Data, f.chol.Stride, r)
 	blas64.Gemv(blas.Trans, -f.eta/float64(s.N), xm, vec(r), 1, vec(u))
 }
 

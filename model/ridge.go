@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -113,8 +114,8 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 		copy(dst, w)
 		r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}
 		if c == 1 { // H w = Rᵀ(R w): matrix–vector products are much faster here
-			blas64.Trmv(blas.NoTrans, r, vec(dst))
-			blas64.Trmv(blas.Trans, r, vec(dst))
+			dense.TrmvUpper(o.m, o.r, o.m, dst)
+			dense.TrmvUpperTrans(o.m, o.r, o.m, dst)
 			return
 		}
 		b := general(o.m, c, dst)
@@ -140,9 +141,8 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	if o.phi == nil {
 		copy(dst, v)
 		if c == 1 { // Rᵀ y = v, then R x = y
-			r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}
-			blas64.Trsv(blas.Trans, r, vec(dst))
-			blas64.Trsv(blas.NoTrans, r, vec(dst))
+			dense.TrsvUpperTrans(o.m, o.r, o.m, dst)
+			dense.TrsvUpper(o.m, o.r, o.m, dst)
 			return
 		}
 		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}, general(o.m, c, dst))
@@ -155,8 +155,8 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	copy(dst, v)
 	if c == 1 {
 		blas64.Gemv(blas.NoTrans, 1, phi, vec(v), 0, vec(t))
-		blas64.Trsv(blas.Trans, r, vec(t))
-		blas64.Trsv(blas.NoTrans, r, vec(t))
+		dense.TrsvUpperTrans(o.n, o.r, o.n, t)
+		dense.TrsvUpper(o.n, o.r, o.n, t)
 		blas64.Gemv(blas.Trans, -1/o.lambda, phi, vec(t), 1/o.lambda, vec(dst))
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/fedscope/fedscope/experiment"
 )
@@ -24,11 +25,13 @@ func BenchmarkTunePendigits(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		if _, err := Family.Prepare(context.Background(), sc, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpuTime()-cpu)
 }
 
 // BenchmarkNewtonRounds is the newton-rounds preset end to end: data,
@@ -36,6 +39,8 @@ func BenchmarkTunePendigits(b *testing.B) {
 func BenchmarkNewtonRounds(b *testing.B) {
 	sc := newtonRounds()
 	b.ReportAllocs()
+	cpu := cpuTime()
+	defer func() { reportCPU(b, cpuTime()-cpu) }()
 	for b.Loop() {
 		data, err := Family.Prepare(context.Background(), sc, nil)
 		if err != nil {
@@ -54,6 +59,8 @@ func BenchmarkNewtonRounds(b *testing.B) {
 // serially: the work of `fedscope sweep --trials 1` without the workers.
 func benchSweep(b *testing.B, sc experiment.Scenario) {
 	b.ReportAllocs()
+	cpu := cpuTime()
+	defer func() { reportCPU(b, cpuTime()-cpu) }()
 	for b.Loop() {
 		for i := range sc.Sweep.Grid {
 			p, err := sc.PointScenario(i, 0)
@@ -72,3 +79,11 @@ func BenchmarkNewtonLocalSize(b *testing.B) { benchSweep(b, newtonLocalSize()) }
 
 // BenchmarkNewtonHeterogeneity is one trial of newton-heterogeneity (8 values).
 func BenchmarkNewtonHeterogeneity(b *testing.B) { benchSweep(b, newtonHeterogeneity()) }
+
+// reportCPU reports the CPU time per operation (user + system, all
+// goroutines) as cpu-ms/op.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
+	}
+}
