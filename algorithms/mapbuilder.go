@@ -338,10 +338,13 @@ func (b *MapBuilder) addKernelClient(sl *mapSlot, k int, l *model.Local, w float
 	}
 	blas64.Gemv(blas.NoTrans, w, blas64.General{Rows: d, Cols: sp.K, Stride: sp.K, Data: sp.Q}, vec(z), 1, vec(sl.cacc[k]))
 	off := sl.cols[k]
+	for j, cj := range comp { // the column scales √(w·comp_j), once per client
+		comp[j] = math.Sqrt(w * cj)
+	}
 	for a := 0; a < d; a++ {
 		q, dst := sp.Q[a*sp.K:(a+1)*sp.K], sl.stack[k][a*stride+off:a*stride+off+sp.K]
-		for j, cj := range comp {
-			dst[j] = q[j] * math.Sqrt(w*cj)
+		for j, sc := range comp {
+			dst[j] = q[j] * sc
 		}
 	}
 	sl.cols[k] += sp.K

@@ -8,7 +8,6 @@ import (
 	"github.com/fedscope/fedscope/internal/dense"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
@@ -43,7 +42,8 @@ type Local struct {
 // goroutine, and reusing it across clients and trials allocates nothing
 // once it has grown to the largest client.
 type LocalWork struct {
-	xe, xt, kern, mu, eig []float64
+	xe, xt, kern, mu []float64
+	eig              dense.EigenWork
 }
 
 func grow(buf []float64, n int) []float64 {
@@ -105,7 +105,6 @@ func (l *Local) IsGram() bool { return l.Spec == nil && len(l.Gram) > 0 }
 // null space of X_E and are dropped. b is X_Eᵀy/n.
 func (sp *SubspaceSpectrum) setKernel(xe, b []float64, n, r int, support []int, ws *LocalWork) {
 	sp.Coords, sp.R = support, r
-	xm := blas64.General{Rows: n, Cols: r, Stride: r, Data: xe}
 	ws.kern = grow(ws.kern, n*n)
 	ws.mu = grow(ws.mu, n)
 	dense.SyrkUpper(n, r, 1/float64(n), xe, r, 0, ws.kern, n)
@@ -127,9 +126,7 @@ func (sp *SubspaceSpectrum) setKernel(xe, b []float64, n, r int, support []int, 
 		return
 	}
 	// Q = X_Eᵀ U_kept diag(1/√(nμ)).
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1, xm,
-		blas64.General{Rows: n, Cols: k, Stride: n, Data: ws.kern[first:]},
-		0, blas64.General{Rows: r, Cols: k, Stride: k, Data: sp.Q})
+	dense.GemmTN(r, k, n, xe, r, ws.kern[first:], n, sp.Q, k)
 	scale := ws.mu[:k] // μ is copied into Lambda; reuse its storage
 	for j, lam := range sp.Lambda {
 		scale[j] = math.Sqrt(float64(n) * lam)
@@ -145,13 +142,11 @@ func (sp *SubspaceSpectrum) setKernel(xe, b []float64, n, r int, support []int, 
 
 // symEigen replaces the upper triangle of the symmetric n×n matrix a by its
 // eigenvectors (as columns, row-major) and sets w to the eigenvalues in
-// ascending order, with LAPACK's optimal blocking (as gonum's mat.EigenSym).
+// ascending order: gonum's Dsyev with its optimal blocking (as gonum's
+// mat.EigenSym), bit for bit, with the eigenvector rotations vectorised
+// (dense.SymEigen).
 func symEigen(a, w []float64, n int, ws *LocalWork) bool {
-	sym := blas64.Symmetric{Uplo: blas.Upper, N: n, Stride: n, Data: a}
-	var query [1]float64
-	lapack64.Syev(lapack.EVCompute, sym, w, query[:], -1)
-	ws.eig = grow(ws.eig, int(query[0]))
-	return lapack64.Syev(lapack.EVCompute, sym, w, ws.eig, len(ws.eig))
+	return dense.SymEigen(n, a, n, w, &ws.eig)
 }
 
 // gatherTo copies the support columns of the n×d row-major x into dst (n×r).

@@ -144,3 +144,31 @@ func BenchmarkSyrkUpper(b *testing.B) {
 }
 
 func fmtSize(n, k int) string { return strconv.Itoa(n) + "x" + strconv.Itoa(k) }
+
+// TestGemmTNGonum checks GemmTN against gonum's Dgemm(Trans, NoTrans)
+// with alpha 1 and beta 0 bit for bit, on both paths, on sizes around the
+// 4×8 tiles and gonum's 64-blocks (where gonum goes parallel), with some
+// zero entries in A (which gonum skips).
+func TestGemmTNGonum(t *testing.T) {
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(19, 20))
+		for _, m := range []int{1, 3, 4, 5, 9, 100, 130} {
+			for _, n := range []int{1, 7, 8, 9, 50, 70} {
+				for _, k := range []int{0, 1, 2, 50, 65} {
+					lda, ldb, ldc := m+1, n+2, n+3
+					a, b := randSlice(rng, max(k, 1)*lda), randSlice(rng, max(k, 1)*ldb)
+					for i := 0; i < len(a); i += 7 {
+						a[i] = 0
+					}
+					want := randSlice(rng, m*ldc)
+					got := append([]float64(nil), want...)
+					blas64.Implementation().Dgemm(blas.Trans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 0, want, ldc)
+					GemmTN(m, n, k, a, lda, b, ldb, got, ldc)
+					if i, ok := sameBits(got, want); !ok {
+						t.Fatalf("m=%d n=%d k=%d: entry (%d,%d) = %v, gonum %v", m, n, k, i/ldc, i%ldc, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}

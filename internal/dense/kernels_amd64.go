@@ -4,11 +4,12 @@ package dense
 // pure-Go kernels on the same inputs.
 var useAVX2 = hasAVX2()
 
-// gemm4x8AVX2 sets acc[q·8+p] = Σ_{i<kc} pa[i·8+q]·pb[i·8+p] for q < 4,
-// p < 8, each sum taken in increasing i from zero (gemm4x8Go).
+// gemm4x8AVX2 sets acc[q·8+p] = Σ_{i<kc} pa[i·lda+q]·pb[i·ldb+p] for
+// q < 4, p < 8 (lda and ldb in bytes here), each sum taken in increasing i
+// from zero (gemm4x8Go).
 //
 //go:noescape
-func gemm4x8AVX2(kc int, pa, pb *float64, acc *[32]float64)
+func gemm4x8AVX2(kc int, pa *float64, lda int, pb *float64, ldb int, acc *[32]float64)
 
 // dot2x4AVX2 adds to acc[(r·4+c)·4+q] the products a_r[i]·b_c[i] with
 // i ≡ q (mod 4), i < 4·n4, in increasing i (dot2x4Go).
@@ -32,3 +33,9 @@ func colAdd16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *
 //
 //go:noescape
 func colSub16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[16]float64)
+
+// rotAVX2 applies one plane rotation to the first 4·n4 numbers of x and y:
+// with t = y[i], t2 = x[i], y[i] = c·t − s·t2 and x[i] = s·t + c·t2.
+//
+//go:noescape
+func rotAVX2(n4 int, x, y *float64, c, s float64)

@@ -1,16 +1,19 @@
 #include "textflag.h"
 
-// func gemm4x8AVX2(kc int, pa, pb *float64, acc *[32]float64)
+// func gemm4x8AVX2(kc int, pa *float64, lda int, pb *float64, ldb int, acc *[32]float64)
 //
 // Y0–Y7 hold the 4×8 sums (row q in Y(2q), Y(2q+1)); per i, the eight
-// numbers pb[i·8 : i·8+8] are loaded once and each pa[i·8+q] is broadcast.
-// Multiplications and additions are separate instructions (no FMA), so every
-// sum is the same as the pure-Go loop's.
-TEXT ·gemm4x8AVX2(SB), NOSPLIT, $0-32
+// numbers at pb are loaded once and each of the four at pa is broadcast;
+// pa then moves on by lda bytes and pb by ldb. Multiplications and
+// additions are separate instructions (no FMA), so every sum is the same as
+// the pure-Go loop's.
+TEXT ·gemm4x8AVX2(SB), NOSPLIT, $0-48
 	MOVQ kc+0(FP), CX
 	MOVQ pa+8(FP), SI
-	MOVQ pb+16(FP), DI
-	MOVQ acc+24(FP), DX
+	MOVQ lda+16(FP), R8
+	MOVQ pb+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ acc+40(FP), DX
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -45,8 +48,8 @@ gemm_loop:
 	VMULPD       Y9, Y11, Y15
 	VADDPD       Y14, Y6, Y6
 	VADDPD       Y15, Y7, Y7
-	ADDQ         $64, SI
-	ADDQ         $64, DI
+	ADDQ         R8, SI
+	ADDQ         R9, DI
 	DECQ         CX
 	JNZ          gemm_loop
 
@@ -249,5 +252,35 @@ colsub_store:
 	VMOVUPD Y1, 32(DX)
 	VMOVUPD Y2, 64(DX)
 	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET
+
+// func rotAVX2(n4 int, x, y *float64, c, s float64)
+TEXT ·rotAVX2(SB), NOSPLIT, $0-40
+	MOVQ         n4+0(FP), CX
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	VBROADCASTSD c+24(FP), Y0
+	VBROADCASTSD s+32(FP), Y1
+	TESTQ        CX, CX
+	JLE          rot_done
+
+rot_loop:
+	VMOVUPD (DI), Y2 // t
+	VMOVUPD (SI), Y3 // t2
+	VMULPD  Y2, Y0, Y4 // c·t
+	VMULPD  Y3, Y1, Y5 // s·t2
+	VMULPD  Y2, Y1, Y6 // s·t
+	VMULPD  Y3, Y0, Y7 // c·t2
+	VSUBPD  Y5, Y4, Y4 // c·t − s·t2
+	VADDPD  Y7, Y6, Y6 // s·t + c·t2
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y6, (SI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     rot_loop
+
+rot_done:
 	VZEROUPPER
 	RET

@@ -127,7 +127,7 @@ func symRankPacked(c []float64, ldc int, p []float64, r, kc, k0, k1 int, alpha f
 	for kq := k0; kq < k1; kq += 4 {
 		pa := p[(kq/8)*8*kc+kq%8:]
 		for lp := kq &^ 7; lp < r; lp += 8 {
-			gemm4x8(kc, pa, p[(lp/8)*8*kc:], &acc)
+			gemm4x8(kc, pa, 8, p[(lp/8)*8*kc:], 8, &acc)
 			for q := 0; q < 4 && kq+q < k1; q++ {
 				k := kq + q
 				row := c[k*ldc : k*ldc+r]
@@ -139,25 +139,25 @@ func symRankPacked(c []float64, ldc int, p []float64, r, kc, k0, k1 int, alpha f
 	}
 }
 
-// gemm4x8 sets acc[q·8+p] = Σ_{i<kc} pa[i·8+q]·pb[i·8+p] (q < 4, p < 8),
-// each sum in increasing i from zero.
-func gemm4x8(kc int, pa, pb []float64, acc *[32]float64) {
+// gemm4x8 sets acc[q·8+p] = Σ_{i<kc} pa[i·lda+q]·pb[i·ldb+p] (q < 4,
+// p < 8), each sum in increasing i from zero; kc ≥ 1.
+func gemm4x8(kc int, pa []float64, lda int, pb []float64, ldb int, acc *[32]float64) {
 	if useAVX2 {
-		_ = pa[(kc-1)*8+3]
-		_ = pb[(kc-1)*8+7]
-		gemm4x8AVX2(kc, &pa[0], &pb[0], acc)
+		_ = pa[(kc-1)*lda+3]
+		_ = pb[(kc-1)*ldb+7]
+		gemm4x8AVX2(kc, &pa[0], 8*lda, &pb[0], 8*ldb, acc)
 		return
 	}
-	gemm4x8Go(kc, pa, pb, acc)
+	gemm4x8Go(kc, pa, lda, pb, ldb, acc)
 }
 
 // gemm4x8Go is gemm4x8AVX2 in Go.
-func gemm4x8Go(kc int, pa, pb []float64, acc *[32]float64) {
+func gemm4x8Go(kc int, pa []float64, lda int, pb []float64, ldb int, acc *[32]float64) {
 	*acc = [32]float64{}
 	for i := 0; i < kc; i++ {
-		b := pb[i*8 : i*8+8]
+		b := pb[i*ldb : i*ldb+8]
 		for q := 0; q < 4; q++ {
-			x := pa[i*8+q]
+			x := pa[i*lda+q]
 			s := acc[q*8 : q*8+8]
 			for j, v := range b {
 				s[j] += float64(x * v)

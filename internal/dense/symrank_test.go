@@ -107,8 +107,8 @@ func TestGemm4x8(t *testing.T) {
 	for _, kc := range []int{1, 2, 3, 17, 256} {
 		pa, pb := randSlice(rng, kc*8), randSlice(rng, kc*8)
 		var got, want [32]float64
-		gemm4x8AVX2(kc, &pa[0], &pb[0], &got)
-		gemm4x8Go(kc, pa, pb, &want)
+		gemm4x8AVX2(kc, &pa[0], 64, &pb[0], 64, &got)
+		gemm4x8Go(kc, pa, 8, pb, 8, &want)
 		if i, ok := sameBits(got[:], want[:]); !ok {
 			t.Fatalf("kc=%d: acc[%d] = %v, Go %v", kc, i, got[i], want[i])
 		}

@@ -31,6 +31,10 @@ func SyrkUpper(n, k int, alpha float64, a []float64, lda int, beta float64, c []
 		}
 		return
 	}
+	if useAVX2 && n >= 4 && k >= 4 {
+		syrkUpperPacked(n, k, alpha, a, lda, beta, c, ldc)
+		return
+	}
 	set := func(i, j int, d float64) {
 		p := &c[i*ldc+j]
 		if beta == 0 {
@@ -73,6 +77,78 @@ func SyrkUpper(n, k int, alpha float64, a []float64, lda int, beta float64, c []
 		}
 		for ; j < n; j++ {
 			set(i, j, Dot(a0, row(j)))
+		}
+	}
+}
+
+// syrkUpperPacked is SyrkUpper on AVX2 as four products with sequential
+// sums: partial sum q of Dot(a_i, a_j) is the sum, in order, of the
+// products over the columns ≡ q (mod 4) (for q = 0 followed by the last
+// k mod 4 columns), so the columns of A are dealt into four lanes, each
+// packed into panels of eight rows, and each lane's sums come from 4×8 tiles
+// of sequential sums (gemm4x8) before the four are combined as Dot does.
+func syrkUpperPacked(n, k int, alpha float64, a []float64, lda int, beta float64, c []float64, ldc int) {
+	n4 := k / 4
+	kc := [4]int{k - 3*n4, n4, n4, n4} // lane 0 takes the tail
+	panels := (n + 7) / 8
+	size := panels * 8 * k
+	buf := packPool.Get().(*[]float64)
+	defer packPool.Put(buf)
+	if cap(*buf) < size {
+		*buf = make([]float64, size)
+	}
+	p := (*buf)[:size]
+	// Lane q of panel t starts at off[q] + t·8·kc[q].
+	var off [4]int
+	for q := 1; q < 4; q++ {
+		off[q] = off[q-1] + panels*8*kc[q-1]
+	}
+	for t := 0; t < panels; t++ {
+		d0, d1 := p[off[0]+t*8*kc[0]:off[0]+(t+1)*8*kc[0]], p[off[1]+t*8*n4:off[1]+(t+1)*8*n4]
+		d2, d3 := p[off[2]+t*8*n4:off[2]+(t+1)*8*n4], p[off[3]+t*8*n4:off[3]+(t+1)*8*n4]
+		for r := 0; r < 8; r++ {
+			i := t*8 + r
+			if i >= n {
+				for m := 0; m < n4; m++ {
+					d0[m*8+r], d1[m*8+r], d2[m*8+r], d3[m*8+r] = 0, 0, 0, 0
+				}
+				for m := n4; m < kc[0]; m++ {
+					d0[m*8+r] = 0
+				}
+				continue
+			}
+			row := a[i*lda : i*lda+k]
+			for m := 0; m < n4; m++ {
+				x := row[4*m : 4*m+4]
+				d0[m*8+r], d1[m*8+r], d2[m*8+r], d3[m*8+r] = x[0], x[1], x[2], x[3]
+			}
+			for m := n4; m < kc[0]; m++ {
+				d0[m*8+r] = row[3*n4+m]
+			}
+		}
+	}
+	var acc [4][32]float64
+	for iq := 0; iq < n; iq += 4 {
+		for jp := iq &^ 7; jp < n; jp += 8 {
+			for q := 0; q < 4; q++ {
+				base := off[q]
+				pa := p[base+(iq/8)*8*kc[q]+iq%8:]
+				pb := p[base+(jp/8)*8*kc[q]:]
+				gemm4x8(kc[q], pa, 8, pb, 8, &acc[q])
+			}
+			for r := 0; r < 4 && iq+r < n; r++ {
+				i := iq + r
+				crow := c[i*ldc : i*ldc+n]
+				for e := max(jp, i) - jp; e < 8 && jp+e < n; e++ {
+					x := r*8 + e
+					d := (acc[0][x] + acc[2][x]) + (acc[1][x] + acc[3][x])
+					if beta == 0 {
+						crow[jp+e] = float64(alpha * d)
+					} else {
+						crow[jp+e] = float64(crow[jp+e]*beta) + float64(alpha*d)
+					}
+				}
+			}
 		}
 	}
 }
