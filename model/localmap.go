@@ -265,13 +265,10 @@ func (c *GDChain) Combine(s, r int, dst, v, work []float64) {
 // the work of a general product) and mirrored below it.
 func symProduct(c, a, b []float64, r int) {
 	if r < 64 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r, r, a), general(r, r, b), 0, general(r, r, c))
+		dense.GemmNN(r, r, r, a, r, b, r, c, r) // gonum's Dgemm(NoTrans, NoTrans), bit for bit
 		return
 	}
 	h := r / 2
-	block := func(data []float64, i0, rows, j0, cols int) blas64.General {
-		return blas64.General{Rows: rows, Cols: cols, Stride: r, Data: data[i0*r+j0:]}
-	}
 	for _, blk := range [3][2]int{{0, 0}, {0, 1}, {1, 1}} {
 		i0, rows := 0, h
 		if blk[0] == 1 {
@@ -281,7 +278,7 @@ func symProduct(c, a, b []float64, r int) {
 		if blk[1] == 1 {
 			j0, cols = h, r-h
 		}
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, block(a, i0, rows, 0, r), block(b, 0, r, j0, cols), 0, block(c, i0, rows, j0, cols))
+		dense.GemmNN(rows, cols, r, a[i0*r:], r, b[j0:], r, c[i0*r+j0:], r)
 	}
 	for i := h; i < r; i++ {
 		for j := 0; j < h; j++ {

@@ -11,7 +11,6 @@ import (
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
 // FeatureMap maps rows of inputs to rows of features.
@@ -112,15 +111,13 @@ func (o *RidgeOp) ScratchLen() int {
 func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 	if o.phi == nil {
 		copy(dst, w)
-		r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}
 		if c == 1 { // H w = Rᵀ(R w): matrix–vector products are much faster here
 			dense.TrmvUpper(o.m, o.r, o.m, dst)
 			dense.TrmvUpperTrans(o.m, o.r, o.m, dst)
 			return
 		}
-		b := general(o.m, c, dst)
-		blas64.Trmm(blas.Left, blas.NoTrans, 1, r, b)
-		blas64.Trmm(blas.Left, blas.Trans, 1, r, b)
+		dense.TrmmUpper(o.m, c, o.r, o.m, dst, c) // gonum's Dtrmm, bit for bit
+		dense.TrmmUpperTrans(o.m, c, o.r, o.m, dst, c)
 		return
 	}
 	t := scratch[:o.n*c]
@@ -131,8 +128,8 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 		blas64.Gemv(blas.Trans, 1/float64(o.n), phi, vec(t), o.lambda, vec(dst))
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, phi, general(o.m, c, w), 0, general(o.n, c, t))
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1/float64(o.n), phi, general(o.n, c, t), o.lambda, general(o.m, c, dst))
+	dense.GemmNN(o.n, c, o.m, o.phi, o.m, w, c, t, c) // gonum's Dgemm, bit for bit
+	dense.GemmTNAcc(o.m, c, o.n, 1/float64(o.n), o.phi, o.m, t, c, o.lambda, dst, c)
 }
 
 // SolveTo sets dst = H⁻¹·v for M×C blocks; scratch as for MulTo. dst and v
@@ -145,13 +142,14 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 			dense.TrsvUpper(o.m, o.r, o.m, dst)
 			return
 		}
-		lapack64.Potrs(blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.m, Stride: o.m, Data: o.r}, general(o.m, c, dst))
+		// gonum's Dpotrs (two Dtrsm), bit for bit.
+		dense.TrsmUpperTrans(o.m, c, o.r, o.m, dst, c)
+		dense.TrsmUpper(o.m, c, o.r, o.m, dst, c)
 		return
 	}
 	// (ΦᵀΦ/n + λI)⁻¹ = (1/λ)[I − Φᵀ(nλI + ΦΦᵀ)⁻¹Φ] (Woodbury).
 	t := scratch[:o.n*c]
 	phi := general(o.n, o.m, o.phi)
-	r := blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: o.n, Stride: o.n, Data: o.r}
 	copy(dst, v)
 	if c == 1 {
 		blas64.Gemv(blas.NoTrans, 1, phi, vec(v), 0, vec(t))
@@ -160,9 +158,10 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 		blas64.Gemv(blas.Trans, -1/o.lambda, phi, vec(t), 1/o.lambda, vec(dst))
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, phi, general(o.m, c, v), 0, general(o.n, c, t))
-	lapack64.Potrs(r, general(o.n, c, t))
-	blas64.Gemm(blas.Trans, blas.NoTrans, -1/o.lambda, phi, general(o.n, c, t), 1/o.lambda, general(o.m, c, dst))
+	dense.GemmNN(o.n, c, o.m, o.phi, o.m, v, c, t, c)
+	dense.TrsmUpperTrans(o.n, c, o.r, o.n, t, c)
+	dense.TrsmUpper(o.n, c, o.r, o.n, t, c)
+	dense.GemmTNAcc(o.m, c, o.n, -1/o.lambda, o.phi, o.m, t, c, 1/o.lambda, dst, c)
 }
 
 // ErrNotPositive reports a Hessian that could not be factorised.
@@ -267,7 +266,7 @@ func (r *Ridge) Score(w []float64, ws *RidgeWork) Score {
 	if c == 1 {
 		blas64.Gemv(blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), vec(w), 0, vec(ws.Pred))
 	} else {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), general(r.M, c, w), 0, general(r.NTest, c, ws.Pred))
+		dense.GemmNN(r.NTest, c, r.M, r.TestPhi, r.M, w, c, ws.Pred, c) // gonum's Dgemm, bit for bit
 	}
 	var se, se2 float64
 	correct := 0

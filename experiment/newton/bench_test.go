@@ -9,10 +9,9 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 )
 
-// BenchmarkTunePendigits is `--set tune=true` on pendigits (7494 × 16
-// training rows, 3498 test rows, 2000 random features, 10 IID clients):
-// the grid of 6 σ² × 7 λ, the Υ checks and the final problem.
-func BenchmarkTunePendigits(b *testing.B) {
+// pendigitsTuned is the scenario of `--set data=pendigits.scale --set
+// test=pendigits.scale.t --set tune=true`, or a skip.
+func pendigitsTuned(b *testing.B) experiment.Scenario {
 	const dir = "../../../shared/data/"
 	if _, err := os.Stat(dir + "pendigits.scale"); err != nil {
 		b.Skip("pendigits not found in ../shared/data (see its README): ", err)
@@ -24,6 +23,41 @@ func BenchmarkTunePendigits(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	return sc
+}
+
+// BenchmarkPendigitsTunedRun is the whole `fedscope run` of pendigits with
+// tune=true in process: the tuning (BenchmarkTunePendigits), then the
+// racers for 20 rounds and the facts.
+func BenchmarkPendigitsTunedRun(b *testing.B) {
+	sc := pendigitsTuned(b)
+	b.ReportAllocs()
+	cpu := cpuTime()
+	defer func() { reportCPU(b, cpuTime()-cpu) }()
+	for b.Loop() {
+		runAll(b, sc)
+	}
+}
+
+// runAll prepares the data of sc and runs its racers and facts.
+func runAll(b *testing.B, sc experiment.Scenario) {
+	data, err := Family.Prepare(context.Background(), sc, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range Family.Racers(sc) {
+		if err := r.Run(context.Background(), data, sc.Rounds, func(experiment.Round) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	_ = Family.Facts(sc, data)
+}
+
+// BenchmarkTunePendigits is `--set tune=true` on pendigits (7494 × 16
+// training rows, 3498 test rows, 2000 random features, 10 IID clients):
+// the grid of 6 σ² × 7 λ, the Υ checks and the final problem.
+func BenchmarkTunePendigits(b *testing.B) {
+	sc := pendigitsTuned(b)
 	b.ReportAllocs()
 	cpu := cpuTime()
 	for b.Loop() {
@@ -42,16 +76,7 @@ func BenchmarkNewtonRounds(b *testing.B) {
 	cpu := cpuTime()
 	defer func() { reportCPU(b, cpuTime()-cpu) }()
 	for b.Loop() {
-		data, err := Family.Prepare(context.Background(), sc, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, r := range Family.Racers(sc) {
-			if err := r.Run(context.Background(), data, sc.Rounds, func(experiment.Round) {}); err != nil {
-				b.Fatal(err)
-			}
-		}
-		_ = Family.Facts(sc, data)
+		runAll(b, sc)
 	}
 }
 

@@ -172,3 +172,57 @@ func TestGemmTNGonum(t *testing.T) {
 		}
 	})
 }
+
+// TestGemmNNGonum checks GemmNN against gonum's Dgemm(NoTrans, NoTrans)
+// with alpha 1 and beta 0 bit for bit, on both paths, on sizes around the
+// tiles and gonum's 64-blocks, strides wider than the rows, with zeros in A.
+func TestGemmNNGonum(t *testing.T) {
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(25, 26))
+		for _, m := range []int{1, 3, 4, 5, 50, 100, 130} {
+			for _, n := range []int{1, 7, 8, 9, 50, 70} {
+				for _, k := range []int{0, 1, 2, 50, 65} {
+					lda, ldb, ldc := k+1, n+2, n+3
+					a, b := randSlice(rng, m*lda), randSlice(rng, max(k, 1)*ldb)
+					for i := 0; i < len(a); i += 5 {
+						a[i] = 0
+					}
+					want := randSlice(rng, m*ldc)
+					got := append([]float64(nil), want...)
+					blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 0, want, ldc)
+					GemmNN(m, n, k, a, lda, b, ldb, got, ldc)
+					if i, ok := sameBits(got, want); !ok {
+						t.Fatalf("m=%d n=%d k=%d: entry (%d,%d) = %v, gonum %v", m, n, k, i/ldc, i%ldc, got[i], want[i])
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemmTNAccGonum checks GemmTNAcc against gonum's Dgemm(Trans,
+// NoTrans) bit for bit, on both paths, with alpha and beta as the ridge
+// operators use them (1/n and λ, −1/λ and 1/λ) and 0 and 1, on sizes that
+// need the moved-back tiles.
+func TestGemmTNAccGonum(t *testing.T) {
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(29, 30))
+		for _, m := range []int{1, 4, 5, 13, 70} {
+			for _, n := range []int{1, 8, 10, 19} {
+				for _, k := range []int{0, 1, 7, 70} {
+					for _, ab := range [][2]float64{{1, 0}, {1.0 / 750, 1e-4}, {-1e4, 1e4}, {0.3, 1}, {0, 0.5}} {
+						lda, ldb, ldc := m+1, n+2, n+3
+						a, b := randSlice(rng, max(k, 1)*lda), randSlice(rng, max(k, 1)*ldb)
+						want := randSlice(rng, m*ldc)
+						got := append([]float64(nil), want...)
+						blas64.Implementation().Dgemm(blas.Trans, blas.NoTrans, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+						GemmTNAcc(m, n, k, ab[0], a, lda, b, ldb, ab[1], got, ldc)
+						if i, ok := sameBits(got, want); !ok {
+							t.Fatalf("m=%d n=%d k=%d alpha,beta=%v: entry (%d,%d) = %v, gonum %v", m, n, k, ab, i/ldc, i%ldc, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}

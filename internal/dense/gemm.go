@@ -16,20 +16,22 @@ func GemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		panic("dense: GemmTN: slice too short")
 	}
 	var acc [32]float64
-	i := 0
-	if k > 0 {
-		for ; i+3 < m; i += 4 {
-			j := 0
-			for ; j+7 < n; j += 8 {
+	if k > 0 && m >= 4 && n >= 8 {
+		// Last tiles that would run past C are moved back to end at its
+		// edge (as in GemmNN).
+		for i0 := 0; i0 < m; i0 += 4 {
+			i := min(i0, m-4)
+			for j0 := 0; j0 < n; j0 += 8 {
+				j := min(j0, n-8)
 				gemm4x8(k, a[i:], lda, b[j:], ldb, &acc)
 				for q := 0; q < 4; q++ {
-					copy(c[(i+q)*ldc+j:(i+q)*ldc+j+8], acc[q*8:q*8+8])
+					*(*[8]float64)(c[(i+q)*ldc+j:]) = *(*[8]float64)(acc[q*8:])
 				}
 			}
-			gemmTNEdge(i, i+4, j, n, k, a, lda, b, ldb, c, ldc)
 		}
+		return
 	}
-	gemmTNEdge(i, m, 0, n, k, a, lda, b, ldb, c, ldc)
+	gemmTNEdge(0, m, 0, n, k, a, lda, b, ldb, c, ldc)
 }
 
 // gemmTNEdge computes the entries (i, j), i ∈ [i0, i1), j ∈ [j0, j1), of
@@ -42,6 +44,142 @@ func gemmTNEdge(i0, i1, j0, j1, k int, a []float64, lda int, b []float64, ldb in
 				s += float64(a[l*lda+i] * b[l*ldb+j])
 			}
 			c[i*ldc+j] = s
+		}
+	}
+}
+
+// GemmNN sets the m×n row-major C (stride ldc) to A·B for the m×k A
+// (stride lda) and the k×n B (stride ldb), the same bits as gonum's
+// Dgemm(blas.NoTrans, blas.NoTrans, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
+// for finite A and B: c_ij = Σ_l a_il·b_lj summed in increasing l from zero
+// (gonum's zero a_il, which it skips, change nothing, as in GemmTN). Four
+// rows of A at a time are packed column by column, and C is computed in
+// 4×8 tiles whose sums stay in registers.
+func GemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k > 0 && (len(a) < (m-1)*lda+k || len(b) < (k-1)*ldb+n) || len(c) < (m-1)*ldc+n {
+		panic("dense: GemmNN: slice too short")
+	}
+	if k > 0 && n >= 8 {
+		buf := packPool.Get().(*[]float64)
+		defer packPool.Put(buf)
+		if cap(*buf) < 4*k {
+			*buf = make([]float64, 4*k)
+		}
+		pa := (*buf)[:4*k]
+		var acc [32]float64
+		// A last row group or column panel that would run past C is moved
+		// back to end at its edge: the entries it computes again get the
+		// same bits, each entry's sum depending on its row and column only.
+		for i0 := 0; i0 < m && m >= 4; i0 += 4 {
+			i := min(i0, m-4)
+			for q := 0; q < 4; q++ {
+				row := a[(i+q)*lda : (i+q)*lda+k]
+				for l, v := range row {
+					pa[l*4+q] = v
+				}
+			}
+			for j0 := 0; j0 < n; j0 += 8 {
+				j := min(j0, n-8)
+				gemm4x8(k, pa, 4, b[j:], ldb, &acc)
+				for q := 0; q < 4; q++ {
+					*(*[8]float64)(c[(i+q)*ldc+j:]) = *(*[8]float64)(acc[q*8:])
+				}
+			}
+		}
+		if m >= 4 {
+			return
+		}
+	}
+	gemmNNEdge(0, m, 0, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// gemmNNEdge computes the entries (i, j), i ∈ [i0, i1), j ∈ [j0, j1), of
+// GemmNN one at a time.
+func gemmNNEdge(i0, i1, j0, j1, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	for i := i0; i < i1; i++ {
+		row := a[i*lda : i*lda+k]
+		for j := j0; j < j1; j++ {
+			var s float64
+			for l, v := range row {
+				s += float64(v * b[l*ldb+j])
+			}
+			c[i*ldc+j] = s
+		}
+	}
+}
+
+// GemmTNAcc sets the m×n C (stride ldc) to beta·C + alpha·AᵀB for the k×m A
+// and k×n B, the same bits as gonum's Dgemm(blas.Trans, blas.NoTrans, m, n,
+// k, alpha, a, lda, b, ldb, beta, c, ldc) for finite numbers: C is first
+// scaled by beta (zeroed for beta = 0, left alone for beta = 1), then
+// c_ij += (alpha·a_li)·b_lj for l in increasing order. The scaled
+// coefficients alpha·A are packed four columns at a time and C is updated in
+// 4×8 tiles started from its own entries; a last tile that would run past C
+// is moved back to end at its edge and stores only the entries no earlier
+// tile has.
+func GemmTNAcc(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k > 0 && (len(a) < (k-1)*lda+m || len(b) < (k-1)*ldb+n) || len(c) < (m-1)*ldc+n {
+		panic("dense: GemmTNAcc: slice too short")
+	}
+	if beta != 1 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+	}
+	if alpha == 0 || k == 0 {
+		return
+	}
+	if !useAVX2 || m < 4 || n < 8 {
+		for i := 0; i < m; i++ {
+			for l := 0; l < k; l++ {
+				t := alpha * a[l*lda+i]
+				row, br := c[i*ldc:i*ldc+n], b[l*ldb:l*ldb+n]
+				for j, v := range br {
+					row[j] += float64(t * v)
+				}
+			}
+		}
+		return
+	}
+	buf := packPool.Get().(*[]float64)
+	defer packPool.Put(buf)
+	if cap(*buf) < 4*k {
+		*buf = make([]float64, 4*k)
+	}
+	pa := (*buf)[:4*k]
+	var acc [32]float64
+	for i0 := 0; i0 < m; i0 += 4 {
+		i := min(i0, m-4)
+		for l := 0; l < k; l++ {
+			src := a[l*lda+i : l*lda+i+4]
+			for q, v := range src {
+				pa[l*4+q] = alpha * v
+			}
+		}
+		for j0 := 0; j0 < n; j0 += 8 {
+			j := min(j0, n-8)
+			for q := 0; q < 4; q++ {
+				*(*[8]float64)(acc[q*8:]) = *(*[8]float64)(c[(i+q)*ldc+j:])
+			}
+			gemm4x8AccAVX2(k, &pa[0], 32, &b[j], 8*ldb, &acc)
+			for q := i0 - i; q < 4; q++ {
+				for p := j0 - j; p < 8; p++ {
+					c[(i+q)*ldc+j+p] = acc[q*8+p]
+				}
+			}
 		}
 	}
 }

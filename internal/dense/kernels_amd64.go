@@ -39,3 +39,39 @@ func colSub16AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *
 //
 //go:noescape
 func rotAVX2(n4 int, x, y *float64, c, s float64)
+
+// gemm4x8AccAVX2 is gemm4x8AVX2 with each sum starting from acc's number
+// instead of zero.
+//
+//go:noescape
+func gemm4x8AccAVX2(kc int, pa *float64, lda int, pb *float64, ldb int, acc *[32]float64)
+
+// colAdd4AVX2 is colAdd16AVX2 for 4 sums: for rows t in turn it adds x[t]·a[t][0:4] to acc.
+//
+//go:noescape
+func colAdd4AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[4]float64)
+
+// colSub4AVX2 is colAdd16AVX2 for 4 sums: for rows t in turn it subtracts a[t][0:4]·x[t] from acc.
+//
+//go:noescape
+func colSub4AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[4]float64)
+
+// colAdd8AVX2 is colAdd16AVX2 for 8 sums: for rows t in turn it adds x[t]·a[t][0:8] to acc.
+//
+//go:noescape
+func colAdd8AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[8]float64)
+
+// colSub8AVX2 is colAdd16AVX2 for 8 sums: for rows t in turn it subtracts a[t][0:8]·x[t] from acc.
+//
+//go:noescape
+func colSub8AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[8]float64)
+
+// colAdd12AVX2 is colAdd16AVX2 for 12 sums: for rows t in turn it adds x[t]·a[t][0:12] to acc.
+//
+//go:noescape
+func colAdd12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[12]float64)
+
+// colSub12AVX2 is colAdd16AVX2 for 12 sums: for rows t in turn it subtracts a[t][0:12]·x[t] from acc.
+//
+//go:noescape
+func colSub12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[12]float64)

@@ -284,3 +284,250 @@ rot_loop:
 rot_done:
 	VZEROUPPER
 	RET
+
+// func colAdd4AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[4]float64)
+TEXT ·colAdd4AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	TESTQ CX, CX
+	JLE   coladd4_store
+
+coladd4_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          coladd4_loop
+
+coladd4_store:
+	VMOVUPD Y0, (DX)
+	VZEROUPPER
+	RET
+
+// func colSub4AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[4]float64)
+TEXT ·colSub4AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	TESTQ CX, CX
+	JLE   colsub4_store
+
+colsub4_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VSUBPD       Y5, Y0, Y0
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          colsub4_loop
+
+colsub4_store:
+	VMOVUPD Y0, (DX)
+	VZEROUPPER
+	RET
+
+// func colAdd8AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[8]float64)
+TEXT ·colAdd8AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	TESTQ CX, CX
+	JLE   coladd8_store
+
+coladd8_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VADDPD       Y5, Y0, Y0
+	VADDPD       Y6, Y1, Y1
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          coladd8_loop
+
+coladd8_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VZEROUPPER
+	RET
+
+// func colSub8AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[8]float64)
+TEXT ·colSub8AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	TESTQ CX, CX
+	JLE   colsub8_store
+
+colsub8_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VSUBPD       Y5, Y0, Y0
+	VSUBPD       Y6, Y1, Y1
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          colsub8_loop
+
+colsub8_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VZEROUPPER
+	RET
+
+// func colAdd12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[12]float64)
+TEXT ·colAdd12AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	TESTQ CX, CX
+	JLE   coladd12_store
+
+coladd12_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VMULPD       64(SI), Y4, Y7
+	VADDPD       Y5, Y0, Y0
+	VADDPD       Y6, Y1, Y1
+	VADDPD       Y7, Y2, Y2
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          coladd12_loop
+
+coladd12_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VZEROUPPER
+	RET
+
+// func colSub12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[12]float64)
+TEXT ·colSub12AVX2(SB), NOSPLIT, $0-48
+	MOVQ rows+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ stride+16(FP), R8
+	MOVQ x+24(FP), DI
+	MOVQ xstep+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	TESTQ CX, CX
+	JLE   colsub12_store
+
+colsub12_loop:
+	VBROADCASTSD (DI), Y4
+	VMULPD       (SI), Y4, Y5
+	VMULPD       32(SI), Y4, Y6
+	VMULPD       64(SI), Y4, Y7
+	VSUBPD       Y5, Y0, Y0
+	VSUBPD       Y6, Y1, Y1
+	VSUBPD       Y7, Y2, Y2
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          colsub12_loop
+
+colsub12_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VZEROUPPER
+	RET
+
+// func gemm4x8AccAVX2(kc int, pa *float64, lda int, pb *float64, ldb int, acc *[32]float64)
+//
+// gemm4x8AccAVX2 is gemm4x8AVX2 adding to the 32 numbers already in acc.
+// Y0–Y7 hold the 4×8 sums (row q in Y(2q), Y(2q+1)); per i, the eight
+// numbers at pb are loaded once and each of the four at pa is broadcast;
+// pa then moves on by lda bytes and pb by ldb. Multiplications and
+// additions are separate instructions (no FMA), so every sum is the same as
+// the pure-Go loop's.
+TEXT ·gemm4x8AccAVX2(SB), NOSPLIT, $0-48
+	MOVQ kc+0(FP), CX
+	MOVQ pa+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ pb+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ acc+40(FP), DX
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMOVUPD 128(DX), Y4
+	VMOVUPD 160(DX), Y5
+	VMOVUPD 192(DX), Y6
+	VMOVUPD 224(DX), Y7
+	TESTQ CX, CX
+	JLE   gemmacc_store
+
+gemmacc_loop:
+	VMOVUPD      (DI), Y8
+	VMOVUPD      32(DI), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD 8(SI), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VADDPD       Y12, Y0, Y0
+	VADDPD       Y13, Y1, Y1
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y14, Y2, Y2
+	VADDPD       Y15, Y3, Y3
+	VBROADCASTSD 16(SI), Y10
+	VBROADCASTSD 24(SI), Y11
+	VMULPD       Y8, Y10, Y12
+	VMULPD       Y9, Y10, Y13
+	VADDPD       Y12, Y4, Y4
+	VADDPD       Y13, Y5, Y5
+	VMULPD       Y8, Y11, Y14
+	VMULPD       Y9, Y11, Y15
+	VADDPD       Y14, Y6, Y6
+	VADDPD       Y15, Y7, Y7
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          gemmacc_loop
+
+gemmacc_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VZEROUPPER
+	RET
+

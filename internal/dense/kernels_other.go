@@ -20,3 +20,17 @@ func colAdd16AVX2(int, *float64, int, *float64, int, *[16]float64) { panic("dens
 func colSub16AVX2(int, *float64, int, *float64, int, *[16]float64) { panic("dense: no AVX2 kernels") }
 
 func rotAVX2(int, *float64, *float64, float64, float64) { panic("dense: no AVX2 kernels") }
+
+func gemm4x8AccAVX2(int, *float64, int, *float64, int, *[32]float64) { panic("dense: no AVX2 kernels") }
+
+func colAdd4AVX2(int, *float64, int, *float64, int, *[4]float64) { panic("dense: no AVX2 kernels") }
+
+func colSub4AVX2(int, *float64, int, *float64, int, *[4]float64) { panic("dense: no AVX2 kernels") }
+
+func colAdd8AVX2(int, *float64, int, *float64, int, *[8]float64) { panic("dense: no AVX2 kernels") }
+
+func colSub8AVX2(int, *float64, int, *float64, int, *[8]float64) { panic("dense: no AVX2 kernels") }
+
+func colAdd12AVX2(int, *float64, int, *float64, int, *[12]float64) { panic("dense: no AVX2 kernels") }
+
+func colSub12AVX2(int, *float64, int, *float64, int, *[12]float64) { panic("dense: no AVX2 kernels") }
