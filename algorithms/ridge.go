@@ -66,10 +66,8 @@ type KRR struct{}
 
 // Run implements RidgeAlgorithm.
 func (KRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
-	return ridgeLoop(ctx, p, rounds, emit, func(w []float64, _ *model.RidgeWork) error {
-		copy(w, p.KRR)
-		return nil
-	}, func(t int) error { return &DivergedError{Round: t, Reason: "the KRR solution is not finite"} })
+	return constLoop(ctx, p, rounds, emit, p.KRR,
+		func(t int) error { return &DivergedError{Round: t, Reason: "the KRR solution is not finite"} })
 }
 
 // DKRR is one-shot distributed KRR, W_DKRR = Σ_j p_j H_j⁻¹ b_j (docs/papers.md
@@ -78,8 +76,36 @@ type DKRR struct{}
 
 // Run implements RidgeAlgorithm.
 func (DKRR) Run(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound)) error {
-	return ridgeLoop(ctx, p, rounds, emit, func([]float64, *model.RidgeWork) error { return nil },
+	return constLoop(ctx, p, rounds, emit, p.DKRR,
 		func(t int) error { return &DivergedError{Round: t, Reason: "the DKRR solution is not finite"} })
+}
+
+// constLoop is ridgeLoop for a racer whose model w does not change (KRR and
+// DKRR): its distance to KRR, gradient norm and test scores — the same
+// numbers every round — are computed once, and every round emits them with
+// a copy of w. Divergence (a w that is not finite or as far from KRR as
+// ridgeLoop's bound) is reported at round 1, as ridgeLoop would.
+func constLoop(ctx context.Context, p *model.Ridge, rounds int, emit func(RidgeRound), w []float64, diverged func(t int) error) error {
+	var r RidgeRound
+	for t := 1; t <= rounds; t++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if t == 1 {
+			start := model.Distance(p.DKRR, p.KRR)
+			bound := growthLimit * math.Max(start, 1e-6*(1+model.Norm(p.KRR)))
+			dist := model.Distance(w, p.KRR)
+			if !finite(w) || !(dist <= bound) {
+				return diverged(t)
+			}
+			ws := p.NewWork()
+			r = RidgeRound{KRRDist: dist, GradNorm: p.GradNorm(w, ws)}
+			r.TestMSE, r.TestAcc = p.Evaluate(w, ws)
+		}
+		r.Index, r.W = t, append([]float64(nil), w...)
+		emit(r)
+	}
+	return nil
 }
 
 // FedNewton is Algorithm 1 of paper 003 with the GLOBAL gradient

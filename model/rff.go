@@ -3,9 +3,9 @@ package model
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/fedscope/fedscope/internal/dense"
 )
 
 // RFF is the random Fourier feature map of the FedNewton experiments
@@ -22,6 +22,9 @@ type RFF struct {
 	Bandwidth float64   // σ²
 	Omega     []float64 // Out×In row-major: row k is ω_k
 	B         []float64 // phases b_k
+
+	tOnce  sync.Once
+	omegaT []float64 // Ωᵀ, In×Out, for MapTo's products (built on first use)
 }
 
 // rffStream is the random stream of the feature map, apart from the data
@@ -48,18 +51,29 @@ func (f *RFF) MapTo(dst, x []float64, n int) {
 	if n == 0 {
 		return
 	}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-		blas64.General{Rows: n, Cols: f.In, Stride: f.In, Data: x},
-		blas64.General{Rows: f.Out, Cols: f.In, Stride: f.In, Data: f.Omega},
-		0, blas64.General{Rows: n, Cols: f.Out, Stride: f.Out, Data: dst})
+	f.tOnce.Do(func() {
+		f.omegaT = make([]float64, f.In*f.Out)
+		transposeTo(f.omegaT, f.Omega, f.Out, f.In)
+	})
+	// gonum's Dgemm(NoTrans, Trans) of x and Ω, bit for bit.
+	dense.GemmNT(n, f.Out, f.In, x, f.In, f.omegaT, f.Out, dst, f.Out)
 	scale := 1 / math.Sqrt(float64(f.Out))
 	for i := 0; i < n; i++ {
 		row := dst[i*f.Out : (i+1)*f.Out]
-		for k, v := range row {
-			row[k] = scale * cosine(v+f.B[k])
+		done := dense.CosScale(row, f.B, scale, &cosConsts)
+		for k := done; k < len(row); k++ {
+			row[k] = scale * cosine(row[k]+f.B[k])
 		}
 	}
 }
+
+// cosConsts are cosine's Taylor coefficients and reduction constants in
+// the layout of dense.CosScale, which vectorises the same operations.
+var cosConsts = func() (c [20]float64) {
+	copy(c[:16], cosTaylor[:])
+	c[16], c[17], c[18], c[19] = invTwoPi, roundMagic, twoPiHi, twoPiLo
+	return c
+}()
 
 // Constants of cosine: 2π split so that k·twoPiHi is exact for |k| < 2^20
 // (Cody–Waite reduction), rounding by the 1.5·2⁵² trick, and the Taylor

@@ -75,3 +75,20 @@ func colAdd12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *
 //
 //go:noescape
 func colSub12AVX2(rows int, a *float64, stride int, x *float64, xstep int, acc *[12]float64)
+
+// lanesDot8AVX2 sets out[p] to gonum's DotUnitary of x[0:k] with column p
+// of the 8 columns at wt (row l of them at wt + l·ldw bytes): the products
+// of index l < 4·n4 go to partial sum l mod 4, the rest to partial sum 0,
+// each in increasing l, and out[p] = (s0 + s2) + (s1 + s3).
+//
+//go:noescape
+func lanesDot8AVX2(k, n4 int, x *float64, wt *float64, ldw int, out *[8]float64)
+
+// cosineAVX2 sets dst[i] = scale·cos(dst[i] + phase[i]) for i < 4·n4 with
+// the operations of model's cosine (Cody–Waite reduction by 2π in two parts,
+// the Taylor series to t³⁰ by Horner's rule), for arguments below 2²⁰ in
+// magnitude; coef holds the 16 Taylor coefficients and the constants
+// [invTwoPi, roundMagic, twoPiHi, twoPiLo].
+//
+//go:noescape
+func cosineAVX2(n4 int, dst, phase *float64, scale float64, coef *[20]float64)

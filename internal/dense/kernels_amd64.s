@@ -531,3 +531,168 @@ gemmacc_store:
 	VZEROUPPER
 	RET
 
+
+// func lanesDot8AVX2(k, n4 int, x *float64, wt *float64, ldw int, out *[8]float64)
+//
+// Partial sum q of the eight dot products in Y(2q), Y(2q+1).
+TEXT ·lanesDot8AVX2(SB), NOSPLIT, $0-48
+	MOVQ   k+0(FP), BX
+	MOVQ   n4+8(FP), CX
+	MOVQ   x+16(FP), SI
+	MOVQ   wt+24(FP), DI
+	MOVQ   ldw+32(FP), R8
+	MOVQ   out+40(FP), DX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ   CX, AX
+	SHLQ   $2, AX
+	SUBQ   AX, BX   // BX = the tail, k − 4·n4
+	TESTQ  CX, CX
+	JLE    ld8_tail
+
+ld8_loop:
+	VBROADCASTSD (SI), Y8
+	VMULPD       (DI), Y8, Y10
+	VMULPD       32(DI), Y8, Y11
+	VADDPD       Y10, Y0, Y0
+	VADDPD       Y11, Y1, Y1
+	ADDQ         R8, DI
+	VBROADCASTSD 8(SI), Y9
+	VMULPD       (DI), Y9, Y12
+	VMULPD       32(DI), Y9, Y13
+	VADDPD       Y12, Y2, Y2
+	VADDPD       Y13, Y3, Y3
+	ADDQ         R8, DI
+	VBROADCASTSD 16(SI), Y8
+	VMULPD       (DI), Y8, Y10
+	VMULPD       32(DI), Y8, Y11
+	VADDPD       Y10, Y4, Y4
+	VADDPD       Y11, Y5, Y5
+	ADDQ         R8, DI
+	VBROADCASTSD 24(SI), Y9
+	VMULPD       (DI), Y9, Y12
+	VMULPD       32(DI), Y9, Y13
+	VADDPD       Y12, Y6, Y6
+	VADDPD       Y13, Y7, Y7
+	ADDQ         R8, DI
+	ADDQ         $32, SI
+	DECQ         CX
+	JNZ          ld8_loop
+
+ld8_tail:
+	TESTQ BX, BX
+	JLE   ld8_done
+
+ld8_tail_loop:
+	VBROADCASTSD (SI), Y8
+	VMULPD       (DI), Y8, Y10
+	VMULPD       32(DI), Y8, Y11
+	VADDPD       Y10, Y0, Y0
+	VADDPD       Y11, Y1, Y1
+	ADDQ         R8, DI
+	ADDQ         $8, SI
+	DECQ         BX
+	JNZ          ld8_tail_loop
+
+ld8_done:
+	VADDPD  Y4, Y0, Y0 // s0 + s2
+	VADDPD  Y5, Y1, Y1
+	VADDPD  Y6, Y2, Y2 // s1 + s3
+	VADDPD  Y7, Y3, Y3
+	VADDPD  Y2, Y0, Y0
+	VADDPD  Y3, Y1, Y1
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VZEROUPPER
+	RET
+
+// func cosineAVX2(n4 int, dst, phase *float64, scale float64, coef *[20]float64)
+//
+// coef[0:16] are the Taylor coefficients c_0…c_15, coef[16:20] invTwoPi,
+// roundMagic, twoPiHi, twoPiLo.
+TEXT ·cosineAVX2(SB), NOSPLIT, $0-40
+	MOVQ         n4+0(FP), CX
+	MOVQ         dst+8(FP), DI
+	MOVQ         phase+16(FP), SI
+	VBROADCASTSD scale+24(FP), Y15
+	MOVQ         coef+32(FP), DX
+	VBROADCASTSD 128(DX), Y11 // invTwoPi
+	VBROADCASTSD 136(DX), Y12 // roundMagic
+	VBROADCASTSD 144(DX), Y13 // twoPiHi
+	VBROADCASTSD 152(DX), Y14 // twoPiLo
+	TESTQ        CX, CX
+	JLE          cos_done
+
+cos_loop:
+	VMOVUPD      (DI), Y0
+	VADDPD       (SI), Y0, Y0  // x = v + phase
+	VMULPD       Y11, Y0, Y1   // x·invTwoPi
+	VADDPD       Y12, Y1, Y1   // + roundMagic
+	VSUBPD       Y12, Y1, Y1   // − roundMagic: k
+	VMULPD       Y13, Y1, Y2   // k·twoPiHi
+	VSUBPD       Y2, Y0, Y0    // x − k·twoPiHi
+	VMULPD       Y14, Y1, Y2   // k·twoPiLo
+	VSUBPD       Y2, Y0, Y0    // r
+	VMULPD       Y0, Y0, Y3    // z = r·r
+	VBROADCASTSD 120(DX), Y4   // p = c15
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 112(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 104(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 96(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 88(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 80(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 72(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 64(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 56(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 48(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 40(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 32(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 24(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 16(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 8(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y3, Y4, Y4
+	VBROADCASTSD 0(DX), Y5
+	VADDPD       Y5, Y4, Y4
+	VMULPD       Y4, Y15, Y4   // scale·p
+	VMOVUPD      Y4, (DI)
+	ADDQ         $32, DI
+	ADDQ         $32, SI
+	DECQ         CX
+	JNZ          cos_loop
+
+cos_done:
+	VZEROUPPER
+	RET

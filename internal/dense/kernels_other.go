@@ -34,3 +34,7 @@ func colSub8AVX2(int, *float64, int, *float64, int, *[8]float64) { panic("dense:
 func colAdd12AVX2(int, *float64, int, *float64, int, *[12]float64) { panic("dense: no AVX2 kernels") }
 
 func colSub12AVX2(int, *float64, int, *float64, int, *[12]float64) { panic("dense: no AVX2 kernels") }
+
+func lanesDot8AVX2(int, int, *float64, *float64, int, *[8]float64) { panic("dense: no AVX2 kernels") }
+
+func cosineAVX2(int, *float64, *float64, float64, *[20]float64) { panic("dense: no AVX2 kernels") }
