@@ -261,18 +261,28 @@ func (a RidgeFedProx) Run(ctx context.Context, p *model.Ridge, rounds int, emit 
 		return fmt.Errorf("FedProx λ_prox=%g: %w", a.Mu, err)
 	}
 	c := p.C
-	next, rhs := make([]float64, p.M*c), make([]float64, p.M*c)
+	next := make([]float64, p.M*c)
+	rhs, sol := make([][]float64, len(p.Clients)), make([][]float64, len(p.Clients))
+	for j := range rhs {
+		rhs[j], sol[j] = make([]float64, p.M*c), make([]float64, p.M*c)
+	}
 	round := func(w []float64, ws *model.RidgeWork) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for j := range p.Clients {
+			for k, b := range p.Clients[j].B {
+				rhs[j][k] = b + a.Mu*w[k]
+			}
+		}
+		// The clients' solves are independent: SolveBatch overlaps them.
+		model.SolveBatch(ops, sol, rhs, c, ws.Scratch)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		clear(next)
 		for j := range p.Clients {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			for k, b := range p.Clients[j].B {
-				rhs[k] = b + a.Mu*w[k]
-			}
-			ops[j].SolveTo(ws.V, rhs, c, ws.Scratch)
-			axpy(p.Weights[j], ws.V, next)
+			axpy(p.Weights[j], sol[j], next)
 		}
 		copy(w, next)
 		return nil

@@ -111,14 +111,21 @@ func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, li
 	for _, op := range clients {
 		n = max(n, op.ScratchLen())
 	}
-	scratch, tmp := make([]float64, n), make([]float64, m)
+	scratch := make([]float64, n)
+	tmp, vs := make([][]float64, len(clients)), make([][]float64, len(clients))
+	for j := range tmp {
+		tmp[j] = make([]float64, m)
+	}
 	l := &lanczos{m: m,
 		mulH: func(dst, v []float64) { pooled.MulTo(dst, v, 1, scratch) },
 		mulA: func(dst, v []float64) {
+			for j := range vs {
+				vs[j] = v
+			}
+			SolveBatch(clients, tmp, vs, 1, scratch)
 			clear(dst)
-			for j, op := range clients {
-				op.SolveTo(tmp, v, 1, scratch)
-				floatsAxpy(w[j], tmp, dst)
+			for j := range clients {
+				floatsAxpy(w[j], tmp[j], dst)
 			}
 		}}
 	l.start()

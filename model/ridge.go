@@ -164,6 +164,29 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	dense.GemmTNAcc(o.m, c, o.n, -1/o.lambda, o.phi, o.m, t, c, 1/o.lambda, dst, c)
 }
 
+// SolveBatch sets dst[j] = ops[j]⁻¹·v[j] for every j, the same bits as
+// ops[j].SolveTo(dst[j], v[j], c, scratch) one after the other. For one
+// column, the back substitutions of the primal operators of one size run
+// four at a time (dense.TrsvUpperBatch), which overlaps their chains of
+// dependent additions; everything else is SolveTo.
+func SolveBatch(ops []*RidgeOp, dst, v [][]float64, c int, scratch []float64) {
+	var rs, xs [][]float64
+	m := -1
+	for j, op := range ops {
+		if c != 1 || op.phi != nil || (m >= 0 && op.m != m) {
+			op.SolveTo(dst[j], v[j], c, scratch)
+			continue
+		}
+		m = op.m
+		copy(dst[j], v[j])
+		dense.TrsvUpperTrans(op.m, op.r, op.m, dst[j])
+		rs, xs = append(rs, op.r), append(xs, dst[j])
+	}
+	if len(rs) > 0 {
+		dense.TrsvUpperBatch(m, rs, m, xs)
+	}
+}
+
 // ErrNotPositive reports a Hessian that could not be factorised.
 var ErrNotPositive = errors.New("ridge Hessian is not positive definite (λ too small for the data?)")
 

@@ -178,3 +178,62 @@ func TrsvUpperTrans(n int, a []float64, lda int, x []float64) {
 		}
 	}
 }
+
+// TrsvUpperBatch solves R_b·y_b = x_b in place for every b, as TrsvUpper
+// does each (the same bits), for matrices of one size n and stride lda.
+// The back substitution is one chain of dependent additions per row; four
+// systems at a time are stepped side by side, so that their four chains
+// overlap instead of each waiting on its own.
+func TrsvUpperBatch(n int, as [][]float64, lda int, xs [][]float64) {
+	b := 0
+	for ; b+3 < len(as); b += 4 {
+		trsvUpper4(n, lda, as[b:b+4], xs[b:b+4])
+	}
+	for ; b < len(as); b++ {
+		TrsvUpper(n, as[b], lda, xs[b])
+	}
+}
+
+// trsvUpper4 is TrsvUpper on four systems at once.
+func trsvUpper4(n, lda int, as, xs [][]float64) {
+	if n == 0 {
+		return
+	}
+	a0, a1, a2, a3 := as[0], as[1], as[2], as[3]
+	x0, x1, x2, x3 := xs[0][:n], xs[1][:n], xs[2][:n], xs[3][:n]
+	for _, a := range as {
+		if len(a) < (n-1)*lda+n {
+			panic("dense: TrsvUpperBatch: slice too short")
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		lo, hi := i*lda+i+1, i*lda+n
+		r0, r1, r2, r3 := a0[lo:hi], a1[lo:hi], a2[lo:hi], a3[lo:hi]
+		y0, y1, y2, y3 := x0[i+1:], x1[i+1:], x2[i+1:], x3[i+1:]
+		m := len(r0)
+		r1, r2, r3 = r1[:m], r2[:m], r3[:m]
+		y0, y1, y2, y3 = y0[:m], y1[:m], y2[:m], y3[:m]
+		var s0, s1, s2, s3 float64
+		for j := 0; j < m; j++ {
+			s0 += float64(y0[j] * r0[j])
+			s1 += float64(y1[j] * r1[j])
+			s2 += float64(y2[j] * r2[j])
+			s3 += float64(y3[j] * r3[j])
+		}
+		x0[i] -= s0
+		x0[i] /= a0[i*lda+i]
+		x1[i] -= s1
+		x1[i] /= a1[i*lda+i]
+		x2[i] -= s2
+		x2[i] /= a2[i*lda+i]
+		x3[i] -= s3
+		x3[i] /= a3[i*lda+i]
+	}
+}
+
+// TrsvUpperTransBatch is TrsvUpperTrans on every (R_b, x_b), the same bits.
+func TrsvUpperTransBatch(n int, as [][]float64, lda int, xs [][]float64) {
+	for b := range as {
+		TrsvUpperTrans(n, as[b], lda, xs[b])
+	}
+}

@@ -178,3 +178,27 @@ func BenchmarkTriangular(b *testing.B) {
 		})
 	}
 }
+
+// TestTrsvUpperBatch checks the batched back substitution against
+// TrsvUpper on each system bit for bit, for batches of one to nine.
+func TestTrsvUpperBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	for _, n := range []int{1, 2, 5, 33} {
+		for nb := 1; nb <= 9; nb++ {
+			lda := n + 2
+			as, xs, want := make([][]float64, nb), make([][]float64, nb), make([][]float64, nb)
+			for b := range as {
+				as[b] = upper(rng, n, lda)
+				xs[b] = randSlice(rng, n)
+				want[b] = append([]float64(nil), xs[b]...)
+				TrsvUpper(n, as[b], lda, want[b])
+			}
+			TrsvUpperBatch(n, as, lda, xs)
+			for b := range xs {
+				if i, ok := sameBits(xs[b], want[b]); !ok {
+					t.Fatalf("n=%d batch %d of %d: x[%d] = %v, alone %v", n, b, nb, i, xs[b][i], want[b][i])
+				}
+			}
+		}
+	}
+}
