@@ -6,7 +6,6 @@ import (
 	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
@@ -59,10 +58,8 @@ func cholesky(a []float64, m int) bool {
 		if rest == 0 {
 			break
 		}
-		// R₁₂ = R₁₁⁻ᵀ A₁₂.
-		blas64.Trsm(blas.Left, blas.Trans, 1,
-			blas64.Triangular{Uplo: blas.Upper, Diag: blas.NonUnit, N: nb, Stride: m, Data: a[k0*m+k0:]},
-			blas64.General{Rows: nb, Cols: rest, Stride: m, Data: a[k0*m+k1:]})
+		// R₁₂ = R₁₁⁻ᵀ A₁₂ (gonum's Dtrsm, bit for bit).
+		dense.TrsmUpperTrans(nb, rest, a[k0*m+k0:], m, a[k0*m+k1:], m)
 		// A₂₂ −= R₁₂ᵀR₁₂: dot products of the columns of R₁₂.
 		t = slices.Grow(t[:0], rest*nb)[:rest*nb]
 		for i := 0; i < nb; i++ {

@@ -92,3 +92,12 @@ func lanesDot8AVX2(k, n4 int, x *float64, wt *float64, ldw int, out *[8]float64)
 //
 //go:noescape
 func cosineAVX2(n4 int, dst, phase *float64, scale float64, coef *[20]float64)
+
+// dotStagedAVX2 is dot1x4AVX2 for four rows whose dot products with x start
+// one block of four further along each: row q (at r_q) joins at x block q.
+// It adds to acc[q·4+lane] the products of x blocks 0, …, nc+2 (row q from
+// block q on) in increasing index, each row's products in its own four
+// lanes.
+//
+//go:noescape
+func dotStagedAVX2(nc int, x, r0, r1, r2, r3 *float64, acc *[16]float64)

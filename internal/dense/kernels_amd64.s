@@ -696,3 +696,78 @@ cos_loop:
 cos_done:
 	VZEROUPPER
 	RET
+
+// func dotStagedAVX2(nc int, x, r0, r1, r2, r3 *float64, acc *[16]float64)
+//
+// R9, R10, R11 are moved back by one, two and three blocks, so that x block
+// s is at offset 32·s from SI and from every row register.
+TEXT ·dotStagedAVX2(SB), NOSPLIT, $0-56
+	MOVQ   nc+0(FP), CX
+	MOVQ   x+8(FP), SI
+	MOVQ   r0+16(FP), R8
+	MOVQ   r1+24(FP), R9
+	MOVQ   r2+32(FP), R10
+	MOVQ   r3+40(FP), R11
+	MOVQ   acc+48(FP), DX
+	SUBQ   $32, R9
+	SUBQ   $64, R10
+	SUBQ   $96, R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+	// Block 0: row 0.
+	VMOVUPD (SI), Y8
+	VMULPD  (R8), Y8, Y12
+	VADDPD  Y12, Y0, Y0
+
+	// Block 1: rows 0 and 1.
+	VMOVUPD 32(SI), Y8
+	VMULPD  32(R8), Y8, Y12
+	VMULPD  32(R9), Y8, Y13
+	VADDPD  Y12, Y0, Y0
+	VADDPD  Y13, Y1, Y1
+
+	// Block 2: rows 0, 1 and 2.
+	VMOVUPD 64(SI), Y8
+	VMULPD  64(R8), Y8, Y12
+	VMULPD  64(R9), Y8, Y13
+	VMULPD  64(R10), Y8, Y14
+	VADDPD  Y12, Y0, Y0
+	VADDPD  Y13, Y1, Y1
+	VADDPD  Y14, Y2, Y2
+
+	ADDQ  $96, SI
+	ADDQ  $96, R8
+	ADDQ  $96, R9
+	ADDQ  $96, R10
+	ADDQ  $96, R11
+	TESTQ CX, CX
+	JLE   staged_store
+
+staged_loop:
+	VMOVUPD (SI), Y8
+	VMULPD  (R8), Y8, Y12
+	VMULPD  (R9), Y8, Y13
+	VMULPD  (R10), Y8, Y14
+	VMULPD  (R11), Y8, Y15
+	VADDPD  Y12, Y0, Y0
+	VADDPD  Y13, Y1, Y1
+	VADDPD  Y14, Y2, Y2
+	VADDPD  Y15, Y3, Y3
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	ADDQ    $32, R10
+	ADDQ    $32, R11
+	DECQ    CX
+	JNZ     staged_loop
+
+staged_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET

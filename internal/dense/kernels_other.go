@@ -38,3 +38,7 @@ func colSub12AVX2(int, *float64, int, *float64, int, *[12]float64) { panic("dens
 func lanesDot8AVX2(int, int, *float64, *float64, int, *[8]float64) { panic("dense: no AVX2 kernels") }
 
 func cosineAVX2(int, *float64, *float64, float64, *[20]float64) { panic("dense: no AVX2 kernels") }
+
+func dotStagedAVX2(int, *float64, *float64, *float64, *float64, *float64, *[16]float64) {
+	panic("dense: no AVX2 kernels")
+}

@@ -1,5 +1,7 @@
 package dense
 
+import "math"
+
 // The triangular kernels work on an upper triangular n×n row-major matrix
 // R (stride lda, non-unit diagonal; the strict lower triangle is not read)
 // and one vector x of n numbers (unit stride), in place, with the same bits
@@ -55,17 +57,23 @@ func TrmvUpper(n int, a []float64, lda int, x []float64) {
 func dotsSamePhase(n int, a []float64, lda int, x []float64, rows [4]int, d *[4]float64) {
 	var acc [16]float64
 	s := rows[3] + 1
-	for q := 0; q < 3; q++ {
-		i := rows[q]
-		lanesGo((*[4]float64)(acc[q*4:]), a[i*lda+i+1:i*lda+s], x[i+1:s])
-	}
 	n4 := (n - s) / 4
 	m := s + 4*n4
-	if useAVX2 && n4 > 0 {
-		dot1x4AVX2(n4, &x[s], &a[rows[0]*lda+s], &a[rows[1]*lda+s], &a[rows[2]*lda+s], &a[rows[3]*lda+s], &acc)
+	if useAVX2 {
+		// One call: row q joins at its own start, block q of x[rows[0]+1:].
+		_ = x[m-1]
+		for _, i := range rows {
+			_ = a[i*lda+m-1]
+		}
+		r3 := rows[3]*lda + rows[3] + 1
+		if n4 == 0 { // row 3 has nothing before the tail: any address it will not read
+			r3--
+		}
+		dotStagedAVX2(n4, &x[rows[0]+1], &a[rows[0]*lda+rows[0]+1], &a[rows[1]*lda+rows[1]+1],
+			&a[rows[2]*lda+rows[2]+1], &a[r3], &acc)
 	} else {
 		for q, i := range rows {
-			lanesGo((*[4]float64)(acc[q*4:]), a[i*lda+s:i*lda+m], x[s:m])
+			lanesGo((*[4]float64)(acc[q*4:]), a[i*lda+i+1:i*lda+m], x[i+1:m])
 		}
 	}
 	for q, i := range rows {
@@ -92,10 +100,14 @@ func TrmvUpperTrans(n int, a []float64, lda int, x []float64) {
 			acc[j-j0] = float64(x[j] * a[j*lda+j])
 		}
 		// The corner: rows j0…j1−2 add to the columns of the block right of them.
-		for i := j1 - 2; i >= j0; i-- {
-			xi := x[i]
-			for j := i + 1; j < j1; j++ {
-				acc[j-j0] += float64(xi * a[i*lda+j])
+		if useAVX2 && w == colBlock && cornerZerosHarmless(acc[:], x[j0:j1-1]) {
+			cornerAdd16(a, lda, j0, x, &acc)
+		} else {
+			for i := j1 - 2; i >= j0; i-- {
+				xi := x[i]
+				for j := i + 1; j < j1; j++ {
+					acc[j-j0] += float64(xi * a[i*lda+j])
+				}
 			}
 		}
 		// The rows above the block, bottom to top.
@@ -236,4 +248,36 @@ func TrsvUpperTransBatch(n int, as [][]float64, lda int, xs [][]float64) {
 	for b := range as {
 		TrsvUpperTrans(n, as[b], lda, xs[b])
 	}
+}
+
+// cornerZerosHarmless reports whether adding x_i·0 to the running sums acc
+// leaves them as they are: the products are ±0 (every x_i finite), and no
+// sum is −0 (which +0 would turn into +0; a sum that is not −0 never becomes
+// −0 by adding ±0, and one that is nonzero stays unchanged).
+func cornerZerosHarmless(acc, x []float64) bool {
+	for _, v := range x {
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return false
+		}
+	}
+	for _, v := range acc {
+		if v == 0 && math.Signbit(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// cornerAdd16 adds, for rows i = j0+14 down to j0, x_i·r_ij to acc[j−j0]
+// for the columns j0 < j < j0+16 right of row i, as TrmvUpperTrans's corner
+// does, with the AVX2 column kernel on a copy of the corner whose entries on
+// and left of the diagonal are zero (cornerZerosHarmless makes their
+// products no-ops).
+func cornerAdd16(a []float64, lda, j0 int, x []float64, acc *[colBlock]float64) {
+	var tri [(colBlock - 1) * colBlock]float64
+	for r := 0; r < colBlock-1; r++ {
+		i := j0 + r
+		copy(tri[r*colBlock+r+1:(r+1)*colBlock], a[i*lda+i+1:i*lda+j0+colBlock])
+	}
+	colAdd16AVX2(colBlock-1, &tri[(colBlock-2)*colBlock], -8*colBlock, &x[j0+colBlock-2], -8, acc)
 }
