@@ -149,8 +149,8 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	if w, n, ok := v.misclustered(racer); ok {
 		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
 	}
-	if switchHint {
-		caption += st.muted.Render(" · c: next racer")
+	if hint := st.muted.Render(" · c: next racer"); switchHint && ansi.StringWidth(caption+hint) <= w {
+		caption += hint // where it fits: the status bar and ? name c too
 	}
 	rows := h - 2
 	cols := w - gutterWidth
