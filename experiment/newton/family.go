@@ -71,7 +71,7 @@ const (
 )
 
 var racerKinds = []experiment.RacerKind{
-	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton},
+	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton, Options: []experiment.RacerOption{{Key: "damped", Flag: true}}},
 	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "mu", Max: experiment.MaxFloat, Real: true}}},
 }
