@@ -122,6 +122,10 @@ func TestSweepKeys(t *testing.T) {
 		t.Errorf("S: state %v", v.state)
 	}
 	h.press("?")
+	// The help scrolls when taller than the screen: page down to the keys.
+	for i := 0; i < 5 && !strings.Contains(h.screen(), "stop, keeping the trials done"); i++ {
+		h.press("pgdown")
+	}
 	if !strings.Contains(h.screen(), "stop, keeping the trials done") {
 		t.Errorf("help overlay:\n%s", h.screen())
 	}
