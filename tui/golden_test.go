@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,12 @@ func TestGoldenScreens(t *testing.T) {
 // TestGoldenLesson draws the paradox lesson at step 1 (round 0, paused) and
 // at its last step's stop.
 func TestGoldenLesson(t *testing.T) {
-	l := resolveLesson(t, catalog.Lessons()[0])
+	files := catalog.Lessons()
+	i := slices.IndexFunc(files, func(f experiment.LessonFile) bool { return f.Name == "paradox" })
+	if i < 0 {
+		t.Fatal("no built-in lesson paradox")
+	}
+	l := resolveLesson(t, files[i])
 	for _, step := range []int{1, len(l.Steps)} {
 		h := newHarness(t, l.Steps[step-1].Scenario, WithLesson(l, step), WithPace(maxPace)).start()
 		h.tick(frameInterval)
