@@ -86,40 +86,33 @@ func (a TwoPhase) Run(ctx context.Context, p *model.Mixture, rounds int, emit fu
 	if err := a.Local.validate(); err != nil {
 		return err
 	}
-	if err := a.Phase1.validate(p); err != nil {
+	ph, err := RunPhase1(ctx, a.Phase1, p)
+	if err != nil {
 		return err
 	}
-	st := newFedMD(a.Phase1, p)
-	var centres []float64
 	t := 1
 	for ; t <= rounds && t <= a.Phase1.Rounds; t++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		st.round()
-		var groups AnchorGroups
-		centres, groups = st.centres()
-		sc := p.Score(centres, nil)
-		r := ClusterRound{Index: t, Phase: 1, Centres: centres, Distance: sc.Distance, Misclustered: math.NaN(),
-			ClientError: math.NaN()}
-		if t == a.Phase1.Rounds {
-			r.Warning = phase1Warning(p, a.Phase1, groups, sc.Distance, st.moving)
-		}
+		r := ph.Rounds[t-1]
+		r.Centres = append([]float64(nil), r.Centres...)
 		emit(r)
 	}
 	if t > rounds {
 		return nil
 	}
-	return runPhase2(ctx, p, a.Local, centres, t, rounds, emit)
+	return runPhase2(ctx, p, a.Local, ph.Centres, t, rounds, emit)
 }
 
 // phase1Warning explains, at the end of Phase 1, what went outside the
 // paper's guarantees (docs/papers.md §5.2, Thm 1): anchors that did not form k
 // groups under the Δ/2 rule (so groups were dropped, or k-means split them),
-// and a result above the target d(θ̂, θ*) ≤ εΔ (Δ the true separation, as
+// a result above the target d(θ̂, θ*) ≤ εΔ (Δ the true separation, as
 // the reference line of the distance chart), with how many anchors were
 // still moving (σ̂ > εΔ: Phase 1 had too few rounds) or none (they stopped
-// short). "" when neither happened.
+// short). "" when neither happened. (An anchor farther than εΔ from its
+// cluster's truth, Phase1.WorstAnchor, is the facts' warning.)
 func phase1Warning(p *model.Mixture, f FedMD, g AnchorGroups, dist float64, moving int) string {
 	var parts []string
 	if target := f.Epsilon * p.Fed.Delta; dist > target {

@@ -185,3 +185,35 @@ func TestFedLRGDStops(t *testing.T) {
 		t.Errorf("suboptimality %.4g at the end, %.4g at the start", last.Subopt, rounds[0].Subopt)
 	}
 }
+
+// TestInterpolationCheck: on a loss whose gradient matrices have exact
+// rank 3, the server's check on its spare samples finds the interpolated
+// gradient exact (to rounding, no alarm) once r ≥ 3, whatever the spare
+// samples, and off at r = 2; with r = R there is nothing to check.
+func TestInterpolationCheck(t *testing.T) {
+	const p, q, R = 3, 5, 12
+	rng := rand.New(rand.NewPCG(5, 6))
+	fp := &model.Federated{Loss: rank3Loss{p}, Q: q, Server: uniformRows(rng, R, q), Clients: [][]float64{uniformRows(rng, 4, q)}, N: R + 4}
+	for _, test := range []struct {
+		r     int
+		exact bool
+	}{{2, false}, {3, true}, {5, true}, {8, true}} {
+		chk, err := algorithms.FedLRGD{Rank: test.r, Seed: 3, Tol: 1e-13}.InterpolationCheck(fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chk.Spare != R-test.r {
+			t.Errorf("r=%d: %d spare samples, want %d", test.r, chk.Spare, R-test.r)
+		}
+		if test.exact && !(chk.RelErr < 1e-6) || !test.exact && !(chk.RelErr > 0.01) {
+			t.Errorf("r=%d: relative error %v (exact rank 3)", test.r, chk.RelErr)
+		}
+		if test.exact && chk.Alarm() {
+			t.Errorf("r=%d: alarm at relative error %v", test.r, chk.RelErr)
+		}
+	}
+	chk, err := algorithms.FedLRGD{Rank: R, Seed: 3}.InterpolationCheck(fp)
+	if err != nil || chk.Spare != 0 || !math.IsNaN(chk.RelErr) || chk.Alarm() {
+		t.Errorf("r = R: %+v, %v; want no spare sample, NaN, no alarm", chk, err)
+	}
+}

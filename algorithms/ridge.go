@@ -121,6 +121,10 @@ type FedNewton struct {
 	// Start, when not nil, replaces the DKRR start W̄⁰ (M×C; tests use it
 	// to check the Newton step from an arbitrary point).
 	Start []float64
+	// Step, when > 0, damps the update to W̄ ← W̄ − η Σ_j p_j d_j (the
+	// paper's step is η = 1): with η = model.DampedStep(μ_max) the error
+	// contracts by model.DampedRate < 1 per round for every λ.
+	Step float64
 }
 
 // Run implements RidgeAlgorithm.
@@ -156,7 +160,11 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 			p.Clients[j].Op.SolveTo(ws.V, g, c, ws.Scratch) // H_j⁻¹ g
 			axpy(p.Weights[j], ws.V, step)
 		}
-		axpy(-1, step, w)
+		eta := 1.0
+		if a.Step > 0 {
+			eta = a.Step
+		}
+		axpy(-eta, step, w)
 		return nil
 	}
 	diverged := func(t int) error { return &newtonDivergence{round: t, p: p} }

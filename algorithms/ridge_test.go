@@ -272,3 +272,58 @@ func TestRidgeFedProxIdenticalHessians(t *testing.T) {
 		t.Errorf("after 200 rounds ‖W − W_KRR‖ = %v", got)
 	}
 }
+
+// TestDampedFedNewton: on heterogeneous clients where FedNewton's Υ > 1
+// (it diverges), the damped step η = 2/(1 + μ_max) converges to KRR, its
+// error shrinking per round by (μ_max − 1)/(μ_max + 1) in the limit (the
+// ratio of successive distances, measured late in the run, against the
+// rate computed from the spectrum; the spectrum itself is checked against
+// a dense eigen-solve in model).
+func TestDampedFedNewton(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	var sets []*datasets.Set
+	for j, shift := range []float64{-1, 0, 1, 2} {
+		s := gaussSet(rng, 40, 4)
+		for i := 0; i < s.N; i++ {
+			row := s.X[i*4 : (i+1)*4]
+			for k := range row {
+				row[k] += shift
+			}
+			row[0] *= 1 + float64(j)
+		}
+		sets = append(sets, s)
+	}
+	p, err := model.NewRidge(sets, nil, model.NewRFF(4, 16, 2, 3), 1e-4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	muMin, muMax, _ := p.NewtonSpectrum(1e-12)
+	if ups := p.Contraction(); !(ups > 1) {
+		t.Fatalf("Υ = %v: the test needs a diverging FedNewton", ups)
+	}
+	if err := (algorithms.FedNewton{}).Run(context.Background(), p, 200, func(algorithms.RidgeRound) {}); err == nil {
+		t.Fatal("undamped FedNewton did not diverge at Υ > 1")
+	}
+	eta := model.DampedStep(muMax)
+	rate := model.DampedRate(eta, muMin, muMax)
+	if want := (muMax - 1) / (muMax + 1); math.Abs(rate-want) > 1e-12 {
+		t.Fatalf("rate %v, (μ_max − 1)/(μ_max + 1) = %v", rate, want)
+	}
+	var dist []float64
+	err = algorithms.FedNewton{Step: eta}.Run(context.Background(), p, 300, func(r algorithms.RidgeRound) { dist = append(dist, r.KRRDist) })
+	if err != nil {
+		t.Fatalf("damped FedNewton: %v", err)
+	}
+	if !(dist[len(dist)-1] < 1e-6*dist[0]) {
+		t.Errorf("damped FedNewton: distance to KRR %v after 300 rounds from %v", dist[len(dist)-1], dist[0])
+	}
+	// Late in the run the slowest mode dominates: the ratio tends to the rate.
+	k := len(dist) - 1
+	for k > 0 && dist[k] < 1e-10*dist[0] {
+		k--
+	}
+	if got := dist[k] / dist[k-1]; math.Abs(got-rate) > 0.02 {
+		t.Errorf("measured contraction %v per round at round %d, (μ_max − 1)/(μ_max + 1) = %v", got, k+1, rate)
+	}
+	t.Logf("μ ∈ [%.4g, %.4g], Υ = %.4g; damped η = %.4g contracts by %.4g (measured %.4g)", muMin, muMax, p.Contraction(), eta, rate, dist[k]/dist[k-1])
+}

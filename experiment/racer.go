@@ -33,10 +33,15 @@ type RacerSpec struct {
 	Opts []RacerOpt // in the order the kind declares its options
 }
 
-// RacerOpt is one pinned parameter of a racer.
+// RacerOpt is one pinned parameter of a racer. An option of a kind that
+// names its values (RacerOption.Words) keeps the word it was written with,
+// and a flag (RacerOption.Flag) is written as its key alone, so that String
+// gives back what ParseRacers read: "fedavg:batch=full", "fednewton:damped".
 type RacerOpt struct {
 	Key   string
 	Value float64
+	Word  string // the value's name, "" for a number
+	Flag  bool   // written as ":key" (Value 1)
 }
 
 // Opt returns the value of a pinned option and whether it is pinned.
@@ -59,7 +64,7 @@ func (r RacerSpec) With(key string, v float64) RacerSpec {
 			return RacerSpec{Kind: r.Kind, Opts: opts}
 		}
 	}
-	return RacerSpec{Kind: r.Kind, Opts: append(opts, RacerOpt{key, v})}
+	return RacerSpec{Kind: r.Kind, Opts: append(opts, RacerOpt{Key: key, Value: v})}
 }
 
 // String returns the spec in the syntax ParseRacers reads.
@@ -67,12 +72,17 @@ func (r RacerSpec) String() string {
 	var b strings.Builder
 	b.WriteString(r.Kind)
 	for _, o := range r.Opts {
-		v := FormatFloat(o.Value)
-		if o.Value == math.Trunc(o.Value) && math.Abs(o.Value) < 1e21 {
+		switch {
+		case o.Flag:
+			fmt.Fprintf(&b, ":%s", o.Key)
+		case o.Word != "":
+			fmt.Fprintf(&b, ":%s=%s", o.Key, o.Word)
+		case o.Value == math.Trunc(o.Value) && math.Abs(o.Value) < 1e21:
 			// b=1000000, not 1e+06, which a whole-number option refuses.
-			v = strconv.FormatFloat(o.Value, 'f', -1, 64)
+			fmt.Fprintf(&b, ":%s=%s", o.Key, strconv.FormatFloat(o.Value, 'f', -1, 64))
+		default:
+			fmt.Fprintf(&b, ":%s=%s", o.Key, FormatFloat(o.Value))
 		}
-		fmt.Fprintf(&b, ":%s=%s", o.Key, v)
 	}
 	return b.String()
 }
@@ -87,11 +97,15 @@ type RacerKind struct {
 }
 
 // RacerOption is one option of a racer kind: a whole number in [Min, Max],
-// or a real number in (Min, Max] when Real.
+// or a real number in (Min, Max] when Real; or one of the names in Words
+// (its value is the name's index); or, when Flag, the key alone
+// ("fednewton:damped", value 1).
 type RacerOption struct {
 	Key      string
 	Min, Max float64
 	Real     bool
+	Words    []string
+	Flag     bool
 }
 
 // Syntax writes the kinds as the help shows them, e.g.
@@ -103,7 +117,13 @@ func Syntax(kinds []RacerKind) string {
 		b.WriteString(k.Name)
 		for _, o := range k.Options {
 			v := "N"
-			if o.Real {
+			switch {
+			case o.Flag:
+				fmt.Fprintf(&b, "[:%s]", o.Key)
+				continue
+			case len(o.Words) > 0:
+				v = strings.Join(o.Words, "|")
+			case o.Real:
 				v = "X"
 			}
 			fmt.Fprintf(&b, "[:%s=%s]", o.Key, v)
@@ -140,7 +160,7 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 			return nil, fmt.Errorf("unknown algorithm %q%s", name, DidYouMean(name, names))
 		}
 		kind := kinds[i]
-		vals := map[string]float64{}
+		vals := map[string]RacerOpt{}
 		for _, opt := range fields[1:] {
 			key, val, _ := strings.Cut(opt, "=")
 			j := slices.IndexFunc(kind.Options, func(o RacerOption) bool { return o.Key == key })
@@ -154,7 +174,7 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 			if _, twice := vals[key]; twice {
 				return nil, fmt.Errorf("racer %q, option %q: %s= given twice", item, opt, key)
 			}
-			x, err := kind.Options[j].parse(val)
+			x, err := kind.Options[j].parse(val, strings.Contains(opt, "="))
 			if err != nil {
 				return nil, fmt.Errorf("racer %q, option %q: %v", item, opt, err)
 			}
@@ -163,7 +183,7 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 		spec := RacerSpec{Kind: name}
 		for _, o := range kind.Options {
 			if x, ok := vals[o.Key]; ok {
-				spec.Opts = append(spec.Opts, RacerOpt{o.Key, x})
+				spec.Opts = append(spec.Opts, x)
 			}
 		}
 		out = append(out, spec)
@@ -174,27 +194,44 @@ func ParseRacers(v string, kinds []RacerKind) ([]RacerSpec, error) {
 	return out, nil
 }
 
-// parse reads an option's value as the keys of --set read theirs
-// (number.go).
-func (o RacerOption) parse(val string) (float64, error) {
-	if !o.Real {
+// parse reads an option's value (hasValue: the option was written with
+// "=").
+func (o RacerOption) parse(val string, hasValue bool) (RacerOpt, error) {
+	out := RacerOpt{Key: o.Key}
+	switch {
+	case o.Flag:
+		if hasValue {
+			return out, fmt.Errorf("%s takes no value (write :%s)", o.Key, o.Key)
+		}
+		out.Flag, out.Value = true, 1
+		return out, nil
+	case len(o.Words) > 0:
+		i := slices.Index(o.Words, strings.ToLower(val))
+		if i < 0 {
+			return out, fmt.Errorf("%q is not one of %s", val, strings.Join(o.Words, ", "))
+		}
+		out.Word, out.Value = o.Words[i], float64(i)
+		return out, nil
+	case !o.Real:
 		n, err := readWhole(val)
 		switch {
 		case err != nil && !errors.Is(err, strconv.ErrRange):
-			return 0, fmt.Errorf("%q is not a whole number%s", val, meant(val, true))
+			return out, fmt.Errorf("%q is not a whole number%s", val, meant(val, true))
 		case err != nil || float64(n) < o.Min || float64(n) > o.Max:
-			return 0, fmt.Errorf("out of range %g..%g", o.Min, o.Max)
+			return out, fmt.Errorf("out of range %g..%g", o.Min, o.Max)
 		}
-		return float64(n), nil
+		out.Value = float64(n)
+		return out, nil
 	}
 	x, err := readReal(val)
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return 0, fmt.Errorf("%q is not a number%s", val, meant(val, false))
+		return out, fmt.Errorf("%q is not a number%s", val, meant(val, false))
 	case err != nil || !(x > o.Min && x <= o.Max):
-		return 0, fmt.Errorf("out of range (%g, %g]", o.Min, o.Max)
+		return out, fmt.Errorf("out of range (%g, %g]", o.Min, o.Max)
 	}
-	return x, nil
+	out.Value = x
+	return out, nil
 }
 
 // RacersKnob is the `algorithms` key of a family whose configuration C keeps

@@ -38,6 +38,9 @@ type view interface {
 	scenario() experiment.Scenario
 	// playback is the race the view plays, nil for a sweep.
 	playback() *race
+	// messages are the view's sentences for the user (failures, the last
+	// notice, warnings): under the charts, and all of them in the help.
+	messages() []string
 }
 
 // common is what every view shares: the families, the engine, the clock,
@@ -59,6 +62,7 @@ type common struct {
 	pace    float64    // chosen playback pace in rounds/s; 0 = the preset's default; maxPace = as fast as computed
 	ids     int        // the last run id handed out (ids are unique across views)
 	notice  string     // a sentence for the user, until the next key
+	notes   string     // the notes of the data just prepared, until the next key
 	version int        // bumped by anything shared that changes what is drawn
 	theory  bool       // draw the papers' predictions (t)
 	story   bool       // show the story: beside the charts, or as a caption (i)
@@ -326,7 +330,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case screenData:
 		return m.promptKey(msg)
 	}
-	m.c.notice = ""
+	m.c.notice, m.c.notes = "", ""
 	k := msg.String()
 	if a, ok := find(m.actions(), k); ok {
 		return a.run()
@@ -546,6 +550,9 @@ func (m *Model) View() string {
 			intro = story + "\n\n" + intro
 		}
 		body := st.caption.Render("Help · "+m.v.scenario().Preset) + "\n\n" + ansi.Wrap(intro, w, " ") + "\n\n" + helpColumns(st, acts, w)
+		if msgs := m.v.messages(); len(msgs) > 0 {
+			body += "\n\n" + st.caption.Render("Messages") + "\n" + strings.Join(wrapLines(msgs, w, 1<<20), "\n")
+		}
 		return m.scrolled(strings.Split(body, "\n"), w, h)
 	case screenAlgorithms, screenPresets:
 		return m.picker.view(st, w, h)

@@ -51,7 +51,9 @@ func (v *clusterView) view() string {
 
 func (v *clusterView) draw() string {
 	l := v.layout(v.panes)
-	l.minBody = 3*max(v.k(), 1) + 4
+	// The grids need a band of rows per cluster; the charts beside them
+	// theirs, with their notes wrapped in the pane.
+	l.minBody = max(3*max(v.k(), 1)+4, v.stackNeed(chartPaneWidth(v.w)))
 	if c := clusterCaption(v.facts.Clusters); c != "" {
 		l.title += "\n" + v.c.styles.muted.Render(c)
 	}
@@ -66,9 +68,12 @@ func (v *clusterView) k() int {
 	return v.facts.Clusters.K
 }
 
+// chartPaneWidth is the width of the charts beside the grids.
+func chartPaneWidth(w int) int { return max(26, w*9/20) }
+
 // panes draws the assignment grids beside the charts into w×body.
 func (v *clusterView) panes(w, body int) string {
-	cw := max(26, w*9/20)
+	cw := chartPaneWidth(w)
 	gw := w - cw - 1
 	left := v.gridsView(gw, body)
 	right := v.charts(cw, body)
@@ -149,8 +154,8 @@ func (v *clusterView) gridView(racer, w, h int, switchHint bool) string {
 	if w, n, ok := v.misclustered(racer); ok {
 		caption += st.muted.Render(fmt.Sprintf(" · %c %d/%d (%.1f %%)", wrongGlyph, w, n, 100*float64(w)/float64(max(n, 1))))
 	}
-	if switchHint {
-		caption += st.muted.Render(" · c: next racer")
+	if hint := st.muted.Render(" · c: next racer"); switchHint && ansi.StringWidth(caption+hint) <= w {
+		caption += hint // where it fits: the status bar and ? name c too
 	}
 	rows := h - 2
 	cols := w - gutterWidth

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,12 @@ func TestGoldenScreens(t *testing.T) {
 // TestGoldenLesson draws the paradox lesson at step 1 (round 0, paused) and
 // at its last step's stop.
 func TestGoldenLesson(t *testing.T) {
-	l := resolveLesson(t, catalog.Lessons()[0])
+	files := catalog.Lessons()
+	i := slices.IndexFunc(files, func(f experiment.LessonFile) bool { return f.Name == "paradox" })
+	if i < 0 {
+		t.Fatal("no built-in lesson paradox")
+	}
+	l := resolveLesson(t, files[i])
 	for _, step := range []int{1, len(l.Steps)} {
 		h := newHarness(t, l.Steps[step-1].Scenario, WithLesson(l, step), WithPace(maxPace)).start()
 		h.tick(frameInterval)
@@ -268,5 +274,35 @@ func TestGoldenModes(t *testing.T) {
 			}
 			golden.RequireEqual(t, []byte(h.screen()))
 		})
+	}
+}
+
+// TestRunViewKeepsBothCharts: from 80×24 up, every run preset's finished
+// screen shows all of its charts with at least five plot rows each (the
+// cluster view, whose grids take half the width, from 100×30; at 80×24 its
+// charts take turns beside the grids).
+func TestRunViewKeepsBothCharts(t *testing.T) {
+	for _, p := range catalog.Presets() {
+		if p.Scenario().IsSweep() {
+			continue
+		}
+		h := finished(t, p.Name)
+		for _, size := range goldenSizes {
+			h.size(size[0], size[1])
+			screen := h.screen()
+			v := runViewOf(h)
+			want := len(v.chartMetrics())
+			if _, cluster := h.m.v.(*clusterView); cluster && size[0] < 100 {
+				want = 1 // beside the grids, the charts take turns (tab) at 80×24
+			}
+			if got := len(v.geoms); got != want {
+				t.Errorf("%s %v: %d of %d charts drawn:\n%s", p.Name, size, got, want, screen)
+			}
+			for m, g := range v.geoms {
+				if !g.OK || g.Rows < minPlotRows {
+					t.Errorf("%s %v: chart of metric %d has %d plot rows, want ≥ %d:\n%s", p.Name, size, m, g.Rows, minPlotRows, screen)
+				}
+			}
+		}
 	}
 }

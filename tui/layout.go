@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -21,8 +22,10 @@ import (
 //	status · hints
 //
 // The body gets every row the others leave. Messages take the caption's
-// lines first; more of them take rows from the body down to minBody, and
-// what still does not fit is counted on the last line ("? shows them").
+// lines first — except a lesson step's, which the class must read: the
+// messages then go under it — more of them take rows from the body down to
+// minBody, and what still does not fit is counted on the last line
+// ("? shows them").
 type layout struct {
 	title    string
 	body     func(w, h int) string
@@ -31,6 +34,7 @@ type layout struct {
 	panel    string // the side panel's heading
 	caption  string // the story in a sentence or two, where no panel fits
 	capLines int    // the most lines the caption may take (2; a lesson step more)
+	keepCap  bool   // messages go under the caption instead of over it (a lesson step)
 	messages []string
 	legend   func(w int) []string
 	status   string
@@ -63,7 +67,11 @@ func (l layout) render(st styles, w, h int) string {
 	area := caption
 	if len(l.messages) > 0 {
 		room := max(h-fixed-l.minBody, len(caption), 1)
-		area = wrapLines(l.messages, w, room)
+		if l.keepCap && len(caption) > 0 {
+			area = append(slices.Clone(caption), wrapLines(l.messages, w, max(room-len(caption), 1))...)
+		} else {
+			area = wrapLines(l.messages, w, room)
+		}
 	}
 	bodyH := max(h-fixed-len(area), 1)
 	var body string

@@ -71,6 +71,7 @@ func (l *lessonRun) explain(out *layout) {
 	out.story = s.Text
 	out.caption = s.Title + " — " + s.Text
 	out.capLines = 4
+	out.keepCap = true
 }
 
 // lessonActions are the clicker's keys: PageDown plays the step to its stop,

@@ -197,8 +197,8 @@ func (r *race) ready(f experiment.Facts) tea.Cmd {
 	r.arrived()
 	r.facts = f
 	r.state = stateRunning
-	if len(f.Notes) > 0 && r.c.notice == "" {
-		r.c.notice = strings.Join(f.Notes, "; ")
+	if len(f.Notes) > 0 {
+		r.c.notes = strings.Join(f.Notes, "; ")
 	}
 	r.version++
 	return tea.Batch(r.read(), r.tick())

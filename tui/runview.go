@@ -139,9 +139,21 @@ func (v *runView) minBody() int {
 func (v *runView) bodyRows() int { return v.h - 4 - len(v.table.Labels) }
 
 // stacked reports whether all charts fit a body of h rows.
-func (v *runView) stacked(w, h int) bool {
-	n := len(v.chartMetrics())
-	return n <= 1 || h >= stackRows(n)+n*minPlotRows
+func (v *runView) stacked(w, h int) bool { return len(v.chartMetrics()) <= 1 || h >= v.stackNeed(w) }
+
+// stackNeed is the rows the charts need stacked in w columns, each with
+// minPlotRows plot rows under its caption and notes (which wrap on a
+// narrow pane).
+func (v *runView) stackNeed(w int) int {
+	ms := v.chartMetrics()
+	need := stackRows(len(ms)) + len(ms)*minPlotRows
+	for _, m := range ms {
+		if m >= 0 {
+			_, notes := v.chartSpec(m, w, minPlotRows, chart.XLine)
+			need += len(captionLines(v.c.styles, v.chartCaption(m, chart.Geom{}, false), notes, w, false)) - 1
+		}
+	}
+	return need
 }
 
 // charts draws the charts into a w×h box: stacked when they all fit, else

@@ -111,6 +111,11 @@ func (r *race) messages() []string {
 	for _, warn := range r.warnings {
 		msgs = append(msgs, st.notice.Render("warning: "+warn.text))
 	}
+	// The notes of the data come last: of everything here they are the
+	// first to be cut on a small screen (the help has them all).
+	if r.c.notes != "" {
+		msgs = append(msgs, st.muted.Render(r.c.notes))
+	}
 	return msgs
 }
 

@@ -18,13 +18,16 @@ type Data struct {
 	Star    []float64 // x* = argmin F, from the normal equations
 	FStar   float64   // F(x*)
 
-	// Constants of Thm 2.1 (docs/papers.md §3.2), see estimate.
-	L      float64 // smoothness: max_i 2 λ_max(X_iᵀX_i/n_i)
-	D      float64 // ‖x⁽⁰⁾ − x*‖ = ‖x*‖ (x⁽⁰⁾ = 0)
-	Sigma2 float64 // σ², bound of the stochastic gradients' variance
-	Zeta   float64 // ζ, bound of the gradient dissimilarity
+	// Constants of Thm 2.1 (docs/papers.md §3.2) that hold everywhere.
+	L float64 // smoothness: max_i 2 λ_max(X_iᵀX_i/n_i)
+	D float64 // ‖x⁽⁰⁾ − x*‖ = ‖x*‖ (x⁽⁰⁾ = 0)
 	// MaxRowSq is max_j ‖x_j‖²: a single-sample step is stable iff η < 1/MaxRowSq.
 	MaxRowSq float64
+
+	// The run: every racer's rounds, and the constants σ², ζ over the
+	// region its iterates visited (see Region).
+	Traces []Trace
+	Region
 }
 
 // Client is one client's data: rows x_j = (x1, x2, 1) and labels y_j = ±1.
@@ -36,7 +39,7 @@ type Client struct {
 	C float64   // mean of y², so F_i(w) = wᵀHw/2 − Bᵀw + C
 }
 
-// generate draws the federation (docs/papers.md §8, 002): two Gaussian classes
+// generate draws the federation (without a run: Prepare adds the traces) (docs/papers.md §8, 002): two Gaussian classes
 // in R² with means (+1,+1) (y = +1) and (−1,−1) (y = −1) and identity
 // covariance, plus a constant feature for the bias; client i's share p_i of
 // the +1 class is drawn from Dir(c, c) = Beta(c, c), and each of its points
@@ -66,7 +69,10 @@ func generate(clients, samples int, c float64, seed uint64) *Data {
 		cl.stats()
 	}
 	d.solve()
-	d.estimate()
+	d.D = math.Sqrt(dot(d.Star, d.Star))
+	for i := range d.Clients {
+		d.L = math.Max(d.L, maxEig(d.Clients[i].H))
+	}
 	return d
 }
 
@@ -135,42 +141,15 @@ func (c *Client) F(w []float64) float64 {
 	return q/2 - dot(c.B, w) + c.C
 }
 
-// estimate sets the constants of Thm 2.1 (docs/papers.md §3.2) on the data.
-// The loss is quadratic, so the variance and the dissimilarity are unbounded
-// over all of R³; as the theorem is applied to the iterates, both suprema are
-// taken over the ball ‖x − x*‖ ≤ D, D = ‖x⁽⁰⁾ − x*‖ (the iterates of a
-// stable descent from x⁽⁰⁾ = 0 stay near it), through bounds that hold at
-// every point of the ball:
-//
-//	L  = max_i 2 λ_max(X_iᵀX_i/n_i)   (every F_i is L-smooth: Thm 2.1's assumption)
-//	ζ  = max_i ‖∇F_i(x*)‖ + D ‖H_i − H‖₂                 ≥ sup ‖∇F_i − ∇F‖
-//	σ² = max_i (1/n_i) Σ_j (2 (|x_jᵀx* − y_j| + D‖x_j‖) ‖x_j‖)²  ≥ sup E‖g − ∇F_i‖²
-//
-// (∇F(x*) = 0; the variance is at most E‖g‖², and ‖g_j(x)‖ =
-// 2|x_jᵀx − y_j| ‖x_j‖ grows at most by D‖x_j‖² from x*.)
-func (d *Data) estimate() {
-	d.D = math.Sqrt(dot(d.Star, d.Star))
-	h := d.meanH()
-	diff := make([]float64, dim*dim)
-	g := make([]float64, dim)
+// meanB is (1/M) Σ B_i, so ∇F(w) = meanH·w − meanB.
+func (d *Data) meanB() []float64 {
+	b := make([]float64, dim)
 	for i := range d.Clients {
-		c := &d.Clients[i]
-		d.L = math.Max(d.L, maxEig(c.H))
-		for k := range diff {
-			diff[k] = c.H[k] - h[k]
+		for a := range b {
+			b[a] += d.Clients[i].B[a] / float64(len(d.Clients))
 		}
-		c.GradTo(g, d.Star)
-		d.Zeta = math.Max(d.Zeta, math.Sqrt(dot(g, g))+d.D*spectralNorm(diff))
-		var v float64
-		n := len(c.Y)
-		for j := 0; j < n; j++ {
-			x := c.X[j*dim : (j+1)*dim]
-			nx := math.Sqrt(dot(x, x))
-			t := 2 * (math.Abs(dot(x, d.Star)-c.Y[j]) + d.D*nx) * nx
-			v += t * t / float64(n)
-		}
-		d.Sigma2 = math.Max(d.Sigma2, v)
 	}
+	return b
 }
 
 // GradTo sets dst = ∇F_i(w) = H_i w − B_i.
@@ -196,14 +175,4 @@ func maxEig(a []float64) float64 {
 	}
 	v := es.Values(nil)
 	return v[len(v)-1]
-}
-
-// spectralNorm returns ‖A‖₂ of a symmetric 3×3 matrix.
-func spectralNorm(a []float64) float64 {
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(dim, append([]float64(nil), a...)), false) {
-		return math.NaN()
-	}
-	v := es.Values(nil)
-	return math.Max(math.Abs(v[0]), math.Abs(v[len(v)-1]))
 }

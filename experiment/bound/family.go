@@ -22,6 +22,7 @@ var Family = experiment.Define(experiment.Definition[Config, *Data]{
 	Paper:   "002_180ceb86164b5329.txt (docs/papers.md §3)",
 	Compute: compute{},
 	Present: present{},
+	Lessons: lessons(),
 })
 
 // compute is what the engine runs (experiment.Computation), present what
@@ -43,9 +44,16 @@ type Config struct {
 // KindFedAvg is the one algorithm of the family.
 const KindFedAvg = "fedavg"
 
+// racerKinds: `fedavg:batch=full` takes full local gradients instead of
+// single samples (docs/papers.md §8, 002: its drift is the heterogeneity's
+// alone).
 var racerKinds = []experiment.RacerKind{
-	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "tau", Min: 1, Max: 1000}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
+	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "tau", Min: 1, Max: 1000}, {Key: "eta", Max: experiment.MaxFloat, Real: true},
+		{Key: "batch", Words: []string{"full"}}}},
 }
+
+// fullBatch is the racer spec of FedAvg with local full-gradient steps.
+var fullBatch = experiment.RacerSpec{Kind: KindFedAvg, Opts: []experiment.RacerOpt{{Key: "batch", Word: "full"}}}
 
 // Ladders of the live keys.
 var (
@@ -64,13 +72,16 @@ func (compute) Presets() []experiment.Preset {
 
 // fedavgBound is the toy example of docs/papers.md §8 (002): M = 10 clients with
 // 100 points each, class shares from Dir(1, 1), τ = 5 single-sample SGD
-// steps, η = 1/(4L), uniform averaging, T = 100 rounds.
+// steps, η = 1/(4L), uniform averaging, T = 100 rounds; raced against the
+// same FedAvg with local full-gradient steps, whose drift is due to the
+// heterogeneity alone (§8, 002: with single samples the drift is the
+// sampling noise's).
 func fedavgBound() experiment.Scenario {
 	return experiment.Scenario{
 		Family: Family,
 		Rounds: 100,
 		Seed:   1,
-		Config: Config{Clients: 10, Samples: 100, DirichletC: 1, Tau: 5, Racers: []experiment.RacerSpec{{Kind: KindFedAvg}}},
+		Config: Config{Clients: 10, Samples: 100, DirichletC: 1, Tau: 5, Racers: []experiment.RacerSpec{{Kind: KindFedAvg}, fullBatch}},
 	}
 }
 
@@ -86,7 +97,7 @@ func (compute) Knobs(experiment.Scenario, Config) []experiment.Knob {
 		experiment.IntKnob("samples", "points per client", 1, 100_000, func(c *Config) *int { return &c.Samples }),
 		experiment.FloatKnob("dirichlet_c", "heterogeneity: client class shares from Dir(c, c) (100 ≈ IID, 0.1 highly skewed)", false,
 			func(c *Config) *float64 { return &c.DirichletC }).
-			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "ζ", Desc: "heterogeneity ζ (class skew)",
+			WithLive(experiment.Live{Down: []string{"h"}, Up: []string{"H"}, Name: "Dir(c)", Desc: "class skew Dir(c) (heterogeneity: H skews more)",
 				Step: experiment.StepOf(func(_ experiment.Scenario, c *Config, up bool) error {
 					// More heterogeneity is a smaller c.
 					c.DirichletC = experiment.StepLadder(cLadder, c.DirichletC, !up)
@@ -139,13 +150,16 @@ var metrics = []experiment.Metric{
 // Metrics implements experiment.Computation.
 func (compute) Metrics(experiment.Scenario, Config) []experiment.Metric { return metrics }
 
-// Racers implements experiment.Computation.
-func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*Data] {
-	var out []experiment.RacerOf[*Data]
+// settings resolves the racers: unpinned τ and η follow the scenario (η = 0
+// is 1/(4L) of the data, which needs d); racers that resolve to the same
+// setting are kept once.
+func settings(c Config, stepLimit func() float64) []Setting {
+	var out []Setting
 	seen := map[string]bool{}
 	for _, spec := range c.Racers {
 		t, _ := spec.Opt("tau")
 		eta, pinned := spec.Opt("eta")
+		_, full := spec.Opt("batch")
 		tau := int(t)
 		if tau == 0 {
 			tau = c.Tau
@@ -154,6 +168,9 @@ func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*Da
 			eta = c.Eta
 		}
 		label := fmt.Sprintf("FedAvg τ=%d", tau)
+		if full {
+			label += " full"
+		}
 		if pinned && eta != c.Eta {
 			label += " η=" + experiment.FormatFloat(eta)
 		}
@@ -161,38 +178,68 @@ func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*Da
 			continue
 		}
 		seen[label] = true
-		out = append(out, experiment.RacerOf[*Data]{Label: label, Spec: spec, Run: runner(eta, tau, sc.Seed)})
+		if eta == 0 && stepLimit != nil {
+			eta = stepLimit()
+		}
+		out = append(out, Setting{Label: label, Spec: spec, Eta: eta, Tau: tau, Full: full})
 	}
 	return out
 }
 
-// runner runs FedAvg with step eta (0: 1/(4L) of the data) and reports the
-// bounds beside the measured values, after round 0: the start x⁽⁰⁾ = 0
-// (docs/papers.md §8), where no local step has run yet, so the running average,
-// its bound (D²/(2ητT) at T = 0) and the drift are not measured there.
-func runner(eta float64, tau int, seed uint64) func(context.Context, *Data, int, func(experiment.Round)) error {
+// Racers implements experiment.Computation: each racer replays its trace,
+// which Prepare ran (the bound's constants need every racer's iterates
+// before the first round is drawn).
+func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*Data] {
+	var out []experiment.RacerOf[*Data]
+	for i, s := range settings(c, nil) {
+		out = append(out, experiment.RacerOf[*Data]{Label: s.Label, Spec: s.Spec, Run: runner(i)})
+	}
+	return out
+}
+
+// runner replays racer i's trace and reports the bounds beside the
+// measured values, after round 0: the start x⁽⁰⁾ = 0 (docs/papers.md §8),
+// where no local step has run yet, so the running average, its bound
+// (D²/(2ητT) at T = 0) and the drift are not measured there.
+func runner(i int) func(context.Context, *Data, int, func(experiment.Round)) error {
 	return func(ctx context.Context, d *Data, rounds int, emit func(experiment.Round)) error {
-		if eta == 0 {
-			eta = d.stepLimit()
-		}
+		tr := d.Traces[i]
 		m := len(d.Clients)
-		drift := DriftBound(d, eta, tau)
+		drift := DriftBound(d, tr.Eta, tr.Tau, tr.Full)
 		x0 := make([]float64, dim)
 		nan := math.NaN()
 		emit(experiment.Round{Index: 0, Theta: x0, Values: []float64{d.F(x0) - d.FStar, nan, nan, nan, drift, d.accuracy(x0)}})
-		return fedAvg(ctx, d, eta, tau, rounds, seed, func(r round) {
+		for _, r := range tr.Rounds {
+			if r.index > rounds {
+				return nil
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			emit(experiment.Round{Index: r.index, Theta: r.x, Values: []float64{r.subopt, r.avg,
-				Bound(d, eta, tau, r.index, m), r.drift, drift, r.accuracy}})
-		})
+				Bound(d, tr.Eta, tr.Tau, r.index, m, tr.Full), r.drift, drift, r.accuracy}})
+		}
+		return tr.Err
 	}
 }
 
-// DataKey implements experiment.Computation.
+// DataKey implements experiment.Computation: the data and the run, whose
+// iterates set the region of the constants.
 func (compute) DataKey(sc experiment.Scenario, c Config) string {
-	return fmt.Sprintf("%d|%d|%v|%d", c.Clients, c.Samples, c.DirichletC, sc.Seed)
+	return fmt.Sprintf("%d|%d|%v|%d|%d|%v", c.Clients, c.Samples, c.DirichletC, sc.Seed, sc.Rounds, settings(c, nil))
 }
 
-// Prepare implements experiment.Computation.
-func (compute) Prepare(_ context.Context, sc experiment.Scenario, c Config, _ func(experiment.Progress)) (*Data, error) {
-	return generate(c.Clients, c.Samples, c.DirichletC, sc.Seed), nil
+// Prepare implements experiment.Computation: the federation, every racer's
+// run on it, and the constants of Thm 2.1 over the region the runs visited.
+func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, _ func(experiment.Progress)) (*Data, error) {
+	d := generate(c.Clients, c.Samples, c.DirichletC, sc.Seed)
+	for _, s := range settings(c, d.stepLimit) {
+		tr, err := fedAvg(ctx, d, s, sc.Rounds, sc.Seed)
+		if err != nil {
+			return nil, err
+		}
+		d.Traces = append(d.Traces, tr)
+	}
+	d.region(d.Traces)
+	return d, nil
 }

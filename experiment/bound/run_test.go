@@ -14,14 +14,9 @@ import (
 
 var catalog = experiment.NewCatalog(Family)
 
-// Positions of the metrics in a round's values.
-var (
-	suboptIdx     = experiment.MetricIndex(metrics, "subopt")
-	avgIdx        = experiment.MetricIndex(metrics, "subopt_avg")
-	boundIdx      = experiment.MetricIndex(metrics, "bound")
-	driftIdx      = experiment.MetricIndex(metrics, "drift")
-	driftBoundIdx = experiment.MetricIndex(metrics, "drift_bound")
-)
+// Position of the suboptimality in a round's values (the others are the
+// package's).
+var suboptIdx = experiment.MetricIndex(metrics, "subopt")
 
 // scenario is the fedavg-bound preset with assignments applied as `--set`
 // applies them.
@@ -67,20 +62,22 @@ func run(t *testing.T, sc experiment.Scenario) (*Data, [][]experiment.Round) {
 func TestPresetUnderBound(t *testing.T) {
 	sc := scenario(t)
 	d, rounds := run(t, sc)
-	if len(rounds) != 1 || len(rounds[0]) != 100 {
-		t.Fatalf("%d racers, want 1 with 100 rounds", len(rounds))
+	if len(rounds) != 2 || len(rounds[0]) != 100 || len(rounds[1]) != 100 {
+		t.Fatalf("%d racers, want 2 with 100 rounds", len(rounds))
 	}
-	for _, r := range rounds[0] {
-		avg, bound := r.Value(avgIdx), r.Value(boundIdx)
-		drift, driftBound := r.Value(driftIdx), r.Value(driftBoundIdx)
-		if !(avg >= 0 && avg <= bound) {
-			t.Errorf("round %d: running average %v not in [0, bound %v]", r.Index, avg, bound)
-		}
-		if !(drift >= 0 && drift <= driftBound) {
-			t.Errorf("round %d: drift %v not in [0, drift bound %v]", r.Index, drift, driftBound)
-		}
-		if want := Bound(d, 1/(4*d.L), 5, r.Index, 10); !near(bound, want, 1e-12) {
-			t.Errorf("round %d: bound %v, Bound(η = 1/(4L), τ = 5, t, M = 10) = %v", r.Index, bound, want)
+	for racer, full := range []bool{false, true} {
+		for _, r := range rounds[racer] {
+			avg, bound := r.Value(avgIdx), r.Value(boundIdx)
+			drift, driftBound := r.Value(driftIdx), r.Value(driftBoundIdx)
+			if !(avg >= 0 && avg <= bound) {
+				t.Errorf("round %d: running average %v not in [0, bound %v]", r.Index, avg, bound)
+			}
+			if !(drift >= 0 && drift <= driftBound) {
+				t.Errorf("round %d: drift %v not in [0, drift bound %v]", r.Index, drift, driftBound)
+			}
+			if want := Bound(d, 1/(4*d.L), 5, r.Index, 10, full); !near(bound, want, 1e-12) {
+				t.Errorf("round %d: bound %v, Bound(η = 1/(4L), τ = 5, t, M = 10) = %v", r.Index, bound, want)
+			}
 		}
 	}
 	if w := Family.Facts(sc, d).Warnings; len(w) != 0 {
@@ -94,7 +91,7 @@ func TestPresetUnderBound(t *testing.T) {
 // and x⁽ᵗ⁺¹⁾ is the uniform average. It returns per round x⁽ᵗ⁺¹⁾, F(x⁽ᵗ⁺¹⁾) −
 // F*, the running mean of F(x̄^(s,k)) − F* over all τ·t local steps, and the
 // largest drift (1/M)Σ‖x_i − x̄‖² over the round's steps.
-func fedAvgByHand(r raw, fStar, eta float64, tau, rounds int, seed uint64) (xs [][]float64, subopt, avg, drift []float64) {
+func fedAvgByHand(r raw, fStar, eta float64, tau, rounds int, seed uint64, full bool) (xs [][]float64, subopt, avg, drift []float64, iters []iterate) {
 	m := len(r.x)
 	rngs := make([]*rand.Rand, m)
 	for i := range rngs {
@@ -107,13 +104,21 @@ func fedAvgByHand(r raw, fStar, eta float64, tau, rounds int, seed uint64) (xs [
 		local := make([][]float64, m)
 		for i := range local {
 			local[i] = append([]float64(nil), x...)
+			iters = append(iters, iterate{i, local[i]})
 		}
 		var dr float64
 		xbar := make([]float64, dim)
 		for k := 1; k <= tau; k++ {
 			for i := range local {
-				j := rngs[i].IntN(len(r.y[i]))
-				floats.AddScaled(local[i], -eta, r.sampleGrad(i, j, local[i]))
+				var g []float64
+				if full {
+					g = r.grad(i, local[i])
+				} else {
+					g = r.sampleGrad(i, rngs[i].IntN(len(r.y[i])), local[i])
+				}
+				local[i] = append([]float64(nil), local[i]...)
+				floats.AddScaled(local[i], -eta, g)
+				iters = append(iters, iterate{i, local[i]})
 			}
 			clear(xbar)
 			for i := range local {
@@ -134,7 +139,13 @@ func fedAvgByHand(r raw, fStar, eta float64, tau, rounds int, seed uint64) (xs [
 		avg = append(avg, sum/float64(steps))
 		drift = append(drift, dr)
 	}
-	return xs, subopt, avg, drift
+	return xs, subopt, avg, drift, iters
+}
+
+// iterate is a client's local iterate.
+type iterate struct {
+	client int
+	x      []float64
 }
 
 // TestRunningAverage checks that subopt_avg is Thm 2.1's left side, the mean
@@ -150,21 +161,23 @@ func TestRunningAverage(t *testing.T) {
 	d, got := run(t, sc)
 	r := rawOf(d)
 	fStar := r.f(r.star(t))
-	xs, subopt, avg, drift := fedAvgByHand(r, fStar, 0.02, 5, rounds, 3)
-	for k, rd := range got[0] {
-		if dist := floats.Distance(rd.Theta, xs[k], 2); dist > 1e-9*floats.Norm(xs[k], 2) {
-			t.Errorf("round %d: x = %v, by hand %v", rd.Index, rd.Theta, xs[k])
-		}
-		for _, c := range []struct {
-			name      string
-			got, want float64
-		}{
-			{"subopt", rd.Value(suboptIdx), subopt[k]},
-			{"subopt_avg", rd.Value(avgIdx), avg[k]},
-			{"drift", rd.Value(driftIdx), drift[k]},
-		} {
-			if math.Abs(c.got-c.want) > 1e-9*math.Abs(c.want)+1e-12 {
-				t.Errorf("round %d: %s = %v, by hand %v", rd.Index, c.name, c.got, c.want)
+	for racer, full := range []bool{false, true} {
+		xs, subopt, avg, drift, _ := fedAvgByHand(r, fStar, 0.02, 5, rounds, 3, full)
+		for k, rd := range got[racer] {
+			if dist := floats.Distance(rd.Theta, xs[k], 2); dist > 1e-9*floats.Norm(xs[k], 2) {
+				t.Errorf("round %d: x = %v, by hand %v", rd.Index, rd.Theta, xs[k])
+			}
+			for _, c := range []struct {
+				name      string
+				got, want float64
+			}{
+				{"subopt", rd.Value(suboptIdx), subopt[k]},
+				{"subopt_avg", rd.Value(avgIdx), avg[k]},
+				{"drift", rd.Value(driftIdx), drift[k]},
+			} {
+				if math.Abs(c.got-c.want) > 1e-9*math.Abs(c.want)+1e-12 {
+					t.Errorf("full %v, round %d: %s = %v, by hand %v", full, rd.Index, c.name, c.got, c.want)
+				}
 			}
 		}
 	}
@@ -245,5 +258,53 @@ func TestBoundSameSeedSameBytes(t *testing.T) {
 	}
 	if other := output(scenario(t, "algorithms=fedavg,fedavg:tau=1,fedavg:eta=0.01", "seed=5")); other == outs[0] {
 		t.Error("seeds 4 and 5 give the same output")
+	}
+}
+
+// TestFullGradientDrift: with local full-gradient steps (`fedavg:batch=full`)
+// there is no sampling noise, so the client drift is the heterogeneity's
+// alone (docs/papers.md §8, 002): exactly 0 when every client holds the same
+// data (∇F_i = ∇F everywhere), and rising as the class skew Dir(c) grows
+// (c = 100 ≈ IID, 1, 0.1), in the mean over rounds and seeds 1–5 — while the
+// single-sample racer's drift, mostly sampling noise, moves far less.
+func TestFullGradientDrift(t *testing.T) {
+	d := generate(6, 30, 0.1, 4)
+	for i := range d.Clients {
+		d.Clients[i] = d.Clients[0]
+	}
+	d.solve()
+	tr, err := fedAvg(context.Background(), d, Setting{Eta: 0.02, Tau: 5, Full: true}, 20, 4)
+	if err != nil || tr.Err != nil {
+		t.Fatal(err, tr.Err)
+	}
+	for _, r := range tr.Rounds {
+		if r.drift > 1e-24 {
+			t.Fatalf("identical clients, round %d: full-gradient drift %v, want 0", r.index, r.drift)
+		}
+	}
+
+	meanDrift := func(c float64) (full, single float64) {
+		for seed := 1; seed <= 5; seed++ {
+			sc := scenario(t, "dirichlet_c="+experiment.FormatFloat(c), "seed="+experiment.FormatFloat(float64(seed)))
+			_, rounds := run(t, sc)
+			for racer, dst := range []*float64{&single, &full} {
+				for _, r := range rounds[racer] {
+					*dst += r.Value(driftIdx) / float64(5*len(rounds[racer]))
+				}
+			}
+		}
+		return full, single
+	}
+	var prevFull, prevSingle float64
+	for k, c := range []float64{100, 1, 0.1} {
+		full, single := meanDrift(c)
+		t.Logf("Dir(%v): mean drift full %.4g, single-sample %.4g", c, full, single)
+		if k > 0 && !(full > 1.3*prevFull) {
+			t.Errorf("Dir(%v): full-gradient drift %v does not rise over %v at the less skewed c", c, full, prevFull)
+		}
+		if k > 0 && math.Abs(single-prevSingle) > 0.5*prevSingle {
+			t.Errorf("Dir(%v): single-sample drift %v moved by more than half from %v", c, single, prevSingle)
+		}
+		prevFull, prevSingle = full, single
 	}
 }

@@ -7,6 +7,8 @@ package lowrank
 import (
 	"context"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/datasets"
@@ -20,6 +22,7 @@ var Family = experiment.Define(experiment.Definition[Config, *model.Federated]{
 	Paper:   "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)",
 	Compute: compute{},
 	Present: present{},
+	Lessons: lessons(),
 	Sweeps:  sweeps{},
 })
 
@@ -129,7 +132,7 @@ func (compute) Knobs(sc experiment.Scenario, _ Config) []experiment.Knob {
 		experiment.RacersKnob(racerKinds, func(c *Config) *[]experiment.RacerSpec { return &c.Racers }),
 	}
 	if sc.IsSweep() {
-		out = append(out, experiment.TrialsKnob())
+		out = append(out, experiment.TrialsKnob(), sweepKnob)
 	}
 	return out
 }
@@ -242,13 +245,72 @@ func (compute) Racers(sc experiment.Scenario, c Config) []experiment.RacerOf[*mo
 	return out
 }
 
+// runner adapts a racer to the engine. Its last epoch is held back until
+// the racer stops, so that it can carry a warning when the racer ends
+// above its start or more than twice above its own best (endWarning).
 func runner(alg algorithms.FederatedAlgorithm) func(context.Context, *model.Federated, int, func(experiment.Round)) error {
 	return func(ctx context.Context, data *model.Federated, rounds int, emit func(experiment.Round)) error {
-		return alg.Run(ctx, data, rounds, func(r algorithms.EpochRound) {
-			emit(experiment.Round{Index: r.Index, Theta: r.Theta, Warning: r.Warning,
-				Values: []float64{r.Subopt, r.Oracle, r.CommUp, r.CommDown, r.GradNorm, r.OptDist}})
+		var held *experiment.Round
+		w := endWatch{best: math.Inf(1), cause: "a constant-step SGD fluctuates about its noise floor"}
+		if _, ok := alg.(algorithms.FedLRGD); ok {
+			w.cause = "the descent settled at a fixed point of the interpolated gradient, not at F's minimiser (the smaller the rank, the farther; its growth rule cannot see this)"
+		}
+		err := alg.Run(ctx, data, rounds, func(r algorithms.EpochRound) {
+			if held != nil {
+				emit(*held)
+			}
+			held = &experiment.Round{Index: r.Index, Theta: r.Theta, Warning: r.Warning,
+				Values: []float64{r.Subopt, r.Oracle, r.CommUp, r.CommDown, r.GradNorm, r.OptDist}}
+			w.see(r.Index, r.Subopt)
 		})
+		if held != nil && ctx.Err() == nil {
+			if warn := w.warning(); warn != "" {
+				held.Warning = strings.TrimPrefix(held.Warning+"; "+warn, "; ")
+			}
+			emit(*held)
+		}
+		return err
 	}
+}
+
+// endWatch follows a racer's suboptimality: its first value, its best and
+// its last.
+type endWatch struct {
+	start, best, last float64
+	bestAt, n         int
+	cause             string // why such a racer can end above its best
+}
+
+func (w *endWatch) see(epoch int, v float64) {
+	if w.n == 0 {
+		w.start = v
+	}
+	w.n++
+	w.last = v
+	if v < w.best {
+		w.best, w.bestAt = v, epoch
+	}
+}
+
+// endGrowth is how many times above its own best a racer may end without a
+// warning.
+const endGrowth = 2
+
+// warning says when the racer ended above its start, or more than
+// endGrowth times above its own best: a descent that settled at a wrong
+// point (FedLRGD's interpolated gradient has a fixed point that is not F's
+// minimiser when the rank is too small, and the growth rule of its
+// descent cannot see it), or SGD noise. "" otherwise.
+func (w *endWatch) warning() string {
+	switch {
+	case w.n < 2:
+		return ""
+	case w.last > w.start:
+		return fmt.Sprintf("ends at F − F* = %.3g, above its start %.3g (its best was %.3g at epoch %d): %s", w.last, w.start, w.best, w.bestAt, w.cause)
+	case w.last > endGrowth*w.best:
+		return fmt.Sprintf("ends at F − F* = %.3g, %.1f× above its own best %.3g (epoch %d): %s", w.last, w.last/w.best, w.best, w.bestAt, w.cause)
+	}
+	return ""
 }
 
 // softLabels is the data configuration of the scenario.

@@ -1,11 +1,13 @@
 package mixture
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/model"
 )
@@ -78,23 +80,52 @@ func (present) Facts(sc experiment.Scenario, c Config, p *model.Mixture) experim
 	}
 	f.Clusters = info
 	f.Levels = []experiment.Level{{Metric: "cluster_dist", Value: c.Epsilon * p.Fed.Delta, Label: "target εΔ"}}
+	phase1Facts(&f, sc, c, p)
 	anchorFacts(&f, c, sc.Seed, p)
 	separationFacts(&f, c, p)
 	phase2Facts(&f, sc, c, p)
 	return f
 }
 
+// phase1Facts says how many Phase-1 rounds run and why (the rounds the proof
+// of Thm 1 needs for the drawn instance, ProofRounds), and how far the
+// worst anchor ended from its cluster's truth in units of εΔ (Phase 1 is
+// run here once; the racer reads the same run), with a warning above 1:
+// Thm 1 eq. (4) promises every anchor within εΔ.
+func phase1Facts(f *experiment.Facts, sc experiment.Scenario, c Config, p *model.Mixture) {
+	t, need, auto := c.phase1Rounds(sc.Seed)
+	how := "given"
+	if auto {
+		how = fmt.Sprintf("computed: ⌈(16β²/α²) log(βR/(εΔ))⌉ = ⌈%.1f⌉, the rounds the proof of Thm 1 needs for this draw", need)
+		if t < int(math.Ceil(need)) {
+			how += fmt.Sprintf(", capped at %d", maxPhase1Rounds)
+			f.Warnings = append(f.Warnings, fmt.Sprintf("the proof of Thm 1 needs %.1f Phase-1 rounds for this draw: capped at %d", need, maxPhase1Rounds))
+		}
+	}
+	f.Params = append(f.Params, experiment.Param{Name: "phase1_rounds", Value: float64(t), How: how})
+	ph, err := algorithms.RunPhase1(context.Background(), fedMD(sc, c), p)
+	if err != nil {
+		return
+	}
+	f.Params = append(f.Params, experiment.Param{Name: "worst_anchor_eps", Value: ph.WorstAnchor,
+		How: "measured: the largest distance of an anchor from its cluster's truth after Phase 1, in units of εΔ"})
+	if ph.WorstAnchor > 1 {
+		f.Warnings = append(f.Warnings, fmt.Sprintf("after Phase 1 the worst anchor is %.3g εΔ from its cluster's truth: Thm 1 eq. (4) promises every anchor "+
+			"within εΔ (up to its constant 2/α)", ph.WorstAnchor))
+	}
+}
+
 // anchorFacts says how many anchors Phase 1 uses and why, and warns when a
 // cluster has none (docs/papers.md §5.2, Thm 1: n_H ≥ ln N / p_min anchors put one
 // in every cluster with high probability).
 func anchorFacts(f *experiment.Facts, c Config, seed uint64, p *model.Mixture) {
-	n, need, auto := c.anchors(seed)
+	n, need, auto, total := c.anchorCount(seed)
 	pmin := slices.Min(p.Fed.Weights)
 	how := "given"
 	if auto {
 		how = "⌈ln N / p_min⌉"
-		f.Notes = append(f.Notes, fmt.Sprintf("%d anchors = ⌈ln N / p_min⌉ with N = %d Phase-2 points and p_min = %.3g (docs/papers.md §5.2): "+
-			"then every cluster gets one with probability ≳ 1 − k/N", n, p.N, pmin))
+		f.Notes = append(f.Notes, fmt.Sprintf("%d anchors = ⌈ln N / p_min⌉ with N = %d points over every client of the run (%d Phase-2, the rest Phase 1's "+
+			"2-point clients and anchors) and p_min = %.3g (docs/papers.md §5.2): then every cluster gets one with probability ≳ 1 − k/N", n, total, p.N, pmin))
 		if n < need {
 			f.Warnings = append(f.Warnings, fmt.Sprintf("⌈ln N / p_min⌉ = %d anchors exceed the limit of %d: capped", need, maxAnchors))
 		}
@@ -156,7 +187,7 @@ func phase2Facts(f *experiment.Facts, sc experiment.Scenario, c Config, p *model
 	}
 	f.Notes = append(f.Notes, fmt.Sprintf("Phase 2 (%s) contracts by %.4g per round at the true labels (slowest cluster) towards d(θ, θ*) = %.2g: "+
 		"about %d rounds take an error of εΔ to within 10 %% of it, %d an error of Δ; this run has %d Phase-2 rounds",
-		local(c).Label(), at.Rate, at.Floor, rounds(c.Epsilon*p.Fed.Delta), rounds(p.Fed.Delta), max(0, sc.Rounds-c.Phase1Rounds)))
+		local(c).Label(), at.Rate, at.Floor, rounds(c.Epsilon*p.Fed.Delta), rounds(p.Fed.Delta), max(0, sc.Rounds-c.resolve(sc.Seed).Phase1Rounds)))
 }
 
 // summary is the title line.

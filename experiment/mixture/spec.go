@@ -26,7 +26,7 @@ type Spec struct {
 	Anchors      int     // n_H; 0 = ⌈ln N / p_min⌉ (AnchorsFor)
 	Pairs        int     // l
 	Pool         int     // m
-	Phase1Rounds int     // T
+	Phase1Rounds int     // T; 0 = what the proof of Thm 1 needs (ProofRounds), capped
 	OIIters      int     // T1, even
 	PowerIters   int     // T2
 	Epsilon      float64 // ε
@@ -36,15 +36,67 @@ type Spec struct {
 
 // data returns the generator of the federation for a seed: the anchors
 // hold 2·l·T points and the pool m·T clients in fresh-data mode, 2·l and m
-// when data are reused (docs/papers.md §8); the anchor count is resolved
-// (anchors).
+// when data are reused (docs/papers.md §8); the Phase-1 rounds and the
+// anchor count are resolved (resolve).
 func (m Spec) data(seed uint64) datasets.Mixture {
-	d := m.base()
-	d.Anchors, _, _ = m.anchors(seed)
-	return d
+	return m.resolve(seed).base()
 }
 
-// base is the generator without the anchor count.
+// resolve returns the spec with the Phase-1 rounds T and the anchor count
+// n_H resolved for the drawn instance (phase1Rounds, anchors).
+func (m Spec) resolve(seed uint64) Spec {
+	m.Phase1Rounds, _, _ = m.phase1Rounds(seed)
+	m.Anchors, _, _ = m.anchors(seed)
+	return m
+}
+
+// maxPhase1Rounds caps the Phase-1 rounds the proof asks for.
+const maxPhase1Rounds = 60
+
+// phase1Rounds returns T: the given one, or, when Phase1Rounds is 0, the
+// rounds the proof of Thm 1 needs for the drawn instance, ⌈ProofRounds⌉
+// (at least 1, at most maxPhase1Rounds); need is ProofRounds either way
+// (NaN when the truths cannot be drawn).
+func (m Spec) phase1Rounds(seed uint64) (t int, need float64, auto bool) {
+	need = math.NaN()
+	b := m.base()
+	if ts, delta, err := b.Truths(seed); err == nil {
+		if m.DeltaAssumed > 0 {
+			delta = m.DeltaAssumed
+		}
+		need = ProofRounds(1, m.covRatio(), radiusOf(ts), m.Epsilon, delta)
+	}
+	if m.Phase1Rounds > 0 {
+		return m.Phase1Rounds, need, false
+	}
+	if math.IsNaN(need) {
+		return 1, need, true
+	}
+	return min(max(int(math.Ceil(need)), 1), maxPhase1Rounds), need, true
+}
+
+// radiusOf returns the largest norm of the truths, R.
+func radiusOf(ts [][]float64) float64 {
+	var r float64
+	for _, t := range ts {
+		var s float64
+		for _, v := range t {
+			s += v * v
+		}
+		r = math.Max(r, math.Sqrt(s))
+	}
+	return r
+}
+
+// ProofRounds is the number of Phase-1 rounds the proof of Thm 1 takes,
+// (16β²/α²) log(βR/(εΔ)) (docs/papers.md §5.2): Prop. 2 shrinks an anchor's
+// residual by 1 − α²/(8β²) per round, from βR down to εΔ. At least 0.
+func ProofRounds(alpha, beta, radius, eps, delta float64) float64 {
+	return math.Max(0, 16*beta*beta/(alpha*alpha)*math.Log(beta*radius/(eps*delta)))
+}
+
+// base is the generator with the spec's counts as they are (0 rounds and 0
+// anchors when unresolved: enough for the truths and the sizes).
 func (m Spec) base() datasets.Mixture {
 	pts, pool := 2*m.Pairs*m.Phase1Rounds, m.Pool*m.Phase1Rounds
 	if m.Reuse {
@@ -61,24 +113,52 @@ const maxAnchors = 1000
 // anchors returns the number of anchor clients n_H: the given one, or, when
 // Anchors is 0, the theory's n_H = ⌈ln N / p_min⌉ (docs/papers.md §5.2, Thm 1:
 // then every cluster holds an anchor with probability about 1 − k/N, since
-// k(1 − p_min)^{n_H} ≤ k·exp(−p_min n_H) ≤ k/N), with N the Phase-2 points
-// of this seed and p_min the smallest mixing weight; at least k and at most
-// 1000. need is ⌈ln N / p_min⌉ either way.
+// k(1 − p_min)^{n_H} ≤ k·exp(−p_min n_H) ≤ k/N), with p_min the smallest
+// mixing weight and N = Σ n_i over every client of the run (paper 004,
+// Sec. 2; docs/papers.md §8, corrected): the Phase-2 points of this seed, the
+// 2-point clients of Phase 1 and the anchors' own points, which depend on
+// n_H — so n_H is the fixed point of n ↦ ⌈ln N(n) / p_min⌉ (reached in a few
+// steps: N grows by a fraction per anchor); at least k and at most 1000.
+// need is that count either way, total the N it rests on.
 func (m Spec) anchors(seed uint64) (n, need int, auto bool) {
-	base := m.base()
+	n, need, auto, _ = m.anchorCount(seed)
+	return n, need, auto
+}
+
+// anchorCount is anchors with the N it rests on.
+func (m Spec) anchorCount(seed uint64) (n, need int, auto bool, total int) {
+	rounds, _, _ := m.phase1Rounds(seed)
+	r := m
+	r.Phase1Rounds = rounds
+	base := r.base()
+	base.Anchors = 0
 	if err := base.Validate(); err != nil {
-		return max(m.Anchors, m.K), m.K, m.Anchors == 0
+		return max(m.Anchors, m.K), m.K, m.Anchors == 0, 0
 	}
 	_, sizes := base.LabelsAndSizes(seed)
-	total := 0
+	fixed := 2 * base.PoolClients // the 2-point clients of Phase 1
 	for _, s := range sizes {
-		total += s
+		fixed += s
 	}
-	need = AnchorsFor(total, base.NormalisedWeights())
+	weights := base.NormalisedWeights()
+	count := func(anchors int) (int, int) {
+		total := fixed + anchors*base.AnchorPoints
+		return AnchorsFor(total, weights), total
+	}
 	if m.Anchors > 0 {
-		return m.Anchors, need, false
+		need, total = count(m.Anchors)
+		return m.Anchors, need, false, total
 	}
-	return min(max(need, m.K), maxAnchors), need, true
+	a := m.K
+	for range 50 {
+		need, total = count(a)
+		next := min(max(need, m.K), maxAnchors)
+		if next == a {
+			break
+		}
+		a = next
+	}
+	return a, need, true, total
 }
 
 // AnchorsFor is the anchor count of docs/papers.md §5.2 (Thm 1), ⌈ln N / p_min⌉,

@@ -17,6 +17,7 @@ var Family = experiment.Define(experiment.Definition[Config, *Prepared]{
 	Paper:   "003_e9274c8da9a67e14.txt (docs/papers.md §4)",
 	Compute: compute{},
 	Present: present{},
+	Lessons: lessons(),
 	Sweeps:  sweeps{},
 })
 
@@ -71,7 +72,7 @@ const (
 )
 
 var racerKinds = []experiment.RacerKind{
-	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton},
+	{Name: KindKRR}, {Name: KindDKRR}, {Name: KindFedNewton, Options: []experiment.RacerOption{{Key: "damped", Flag: true}}},
 	{Name: KindFedAvg, Options: []experiment.RacerOption{{Key: "s", Min: 1, Max: experiment.MaxSteps}, {Key: "eta", Max: experiment.MaxFloat, Real: true}}},
 	{Name: KindFedProx, Options: []experiment.RacerOption{{Key: "mu", Max: experiment.MaxFloat, Real: true}}},
 }

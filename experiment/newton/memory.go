@@ -128,7 +128,17 @@ func (compute) Memory(_ experiment.Scenario, c Config) (uint64, string) {
 	rows := d.Clients * d.Samples
 	s := ridgeSize{clients: d.Clients, rows: rows, in: d.Dim, features: d.RFFDim, outputs: 1,
 		testRows: d.TestSize, inputRows: rows + d.TestSize, equal: d.DirichletC == 0}
-	return s.bytes(racers), s.dominant(d)
+	return s.withNewton(c, s.bytes(racers)), s.dominant(d)
+}
+
+// withNewton adds to an estimate b the clients' statistics of a second
+// problem when tuning may give the undamped FedNewton one of its own.
+func (s ridgeSize) withNewton(c Config, b uint64) uint64 {
+	if !c.Data.Tune || !undamped(c.Racers) {
+		return b
+	}
+	hessians, _ := s.statistics()
+	return experiment.SatAdd(b, hessians)
 }
 
 // fileCheck returns the check ReadFileContext calls once it has counted
@@ -162,7 +172,7 @@ func checkFile(ctx context.Context, c Config, what string, train, test, dim, cla
 	if classes > 1 {
 		what += fmt.Sprintf(" with %d classes", classes)
 	}
-	return experiment.CheckMemory(ctx, s.bytes(len(c.Racers)), fmt.Sprintf("data=%s, rff_dim=%d:", what, d.RFFDim))
+	return experiment.CheckMemory(ctx, s.withNewton(c, s.bytes(len(c.Racers))), fmt.Sprintf("data=%s, rff_dim=%d:", what, d.RFFDim))
 }
 
 // InputFiles implements experiment.Computation: the data file and the test

@@ -16,7 +16,11 @@ import (
 // seed and the data files' size and modification time.
 func (compute) DataKey(sc experiment.Scenario, c Config) string {
 	d := c.Data
-	return fmt.Sprintf("%#v|%d|%s", d, sc.Seed, fileStamp(d.DataPath, d.TestPath))
+	key := fmt.Sprintf("%#v|%d|%s", d, sc.Seed, fileStamp(d.DataPath, d.TestPath))
+	if d.Tune && undamped(c.Racers) { // tuning then chooses FedNewton's setting too
+		key += "|undamped"
+	}
+	return key
 }
 
 func fileStamp(paths ...string) string {
@@ -59,14 +63,14 @@ func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, re
 		}
 	}
 	p := &Prepared{Bandwidth: n.Bandwidth, Lambda: n.Lambda, HowBandwidth: "given", HowLambda: "given"}
-	var stats *model.RidgeStats
+	var stats, newtonStats *model.RidgeStats
 	switch {
 	case n.Tune:
-		tu, st, err := tune(ctx, n, sc.Seed, train, clients, test, report)
+		tu, st, st2, err := tune(ctx, n, sc.Seed, train, clients, test, undamped(c.Racers), report)
 		if err != nil {
 			return nil, err
 		}
-		p.Tuning, stats = tu, st
+		p.Tuning, stats, newtonStats = tu, st, st2
 		p.Bandwidth, p.Lambda, p.HowBandwidth, p.HowLambda = tu.Bandwidth, tu.Lambda, "tuned", "tuned"
 		p.Notes = append(p.Notes, tu.Note())
 	case p.Bandwidth == 0:
@@ -89,12 +93,39 @@ func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, re
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if t := p.Tuning; t != nil && t.Separate() {
+		// The undamped FedNewton's own problem; from the shared statistics
+		// (At copies them) when only λ differs.
+		from, finish := newtonStats, true
+		if from == nil {
+			from, finish = stats, false
+		}
+		r, err := from.At(t.NewtonLambda)
+		if finish {
+			r, err = from.Finish(t.NewtonLambda)
+		}
+		if err != nil {
+			return nil, experiment.Errorf("tune: FedNewton's λ=%s: %v", experiment.FormatFloat(t.NewtonLambda), err)
+		}
+		p.Undamped = &Problem{Ridge: r, Bandwidth: t.NewtonBandwidth, Lambda: t.NewtonLambda}
+	}
 	r, err := stats.Finish(p.Lambda)
 	if err != nil {
 		return nil, experiment.Errorf("lambda=%s: %v (bandwidth σ²=%s)", experiment.FormatFloat(p.Lambda), err, experiment.FormatFloat(p.Bandwidth))
 	}
 	p.Ridge = r
 	return p, nil
+}
+
+// undamped reports whether the paper's undamped FedNewton is among the
+// racers (tuning then checks its Υ).
+func undamped(racers []experiment.RacerSpec) bool {
+	for _, r := range racers {
+		if _, damped := r.Opt("damped"); r.Kind == KindFedNewton && !damped {
+			return true
+		}
+	}
+	return false
 }
 
 // partition deals a data file's training rows to the clients: IID, by a

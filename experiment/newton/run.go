@@ -3,6 +3,7 @@ package newton
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
@@ -29,6 +30,37 @@ type Prepared struct {
 	HowBandwidth, HowLambda string
 	Notes                   []string // how defaults were resolved (the tuning's choice and why)
 	Tuning                  *Tuning  // what tuning tried; nil when not tuned
+
+	// Undamped, when not nil, is the problem the undamped FedNewton runs
+	// on: tuning chose a setting with Υ < 1 for it apart from the
+	// validation-best setting every other racer uses (see Tuning).
+	Undamped *Problem
+
+	specOnce     sync.Once
+	muMin, muMax float64 // the extreme eigenvalues of AH (model.Ridge.NewtonSpectrum)
+}
+
+// Problem is a ridge problem and the setting it was built at.
+type Problem struct {
+	Ridge             *model.Ridge
+	Bandwidth, Lambda float64
+}
+
+// spectrumTol is the accuracy of μ_min and μ_max.
+const spectrumTol = 1e-6
+
+// Spectrum returns μ_min and μ_max of AH on the run's problem, computed once.
+func (p *Prepared) Spectrum() (muMin, muMax float64) {
+	p.specOnce.Do(func() { p.muMin, p.muMax, _ = p.Ridge.NewtonSpectrum(spectrumTol) })
+	return p.muMin, p.muMax
+}
+
+// Damped returns the damped FedNewton's step η = 2/(1 + μ_max) and its
+// per-round contraction (model.DampedRate).
+func (p *Prepared) Damped() (eta, rate float64) {
+	muMin, muMax := p.Spectrum()
+	eta = model.DampedStep(muMax)
+	return eta, model.DampedRate(eta, muMin, muMax)
 }
 
 // Racers implements experiment.Computation: unpinned parameters follow the
@@ -47,6 +79,13 @@ func (compute) Racers(_ experiment.Scenario, c Config) []experiment.RacerOf[*Pre
 			label, alg = "DKRR", algorithms.DKRR{}
 		case KindFedNewton:
 			label, alg = "FedNewton", algorithms.FedNewton{}
+			if _, damped := spec.Opt("damped"); damped {
+				label, id = "FedNewton damped", "fednewton/damped"
+				out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: dampedRunner})
+				continue
+			}
+			out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: undampedRunner})
+			continue
 		case KindFedAvg:
 			s, _ := spec.Opt("s")
 			eta, pinned := spec.Opt("eta")
@@ -84,6 +123,31 @@ func (compute) Racers(_ experiment.Scenario, c Config) []experiment.RacerOf[*Pre
 		out = append(out, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: runner(alg)})
 	}
 	return out
+}
+
+// appendRacer adds a racer unless one with the same id was added.
+func appendRacer(out []experiment.RacerOf[*Prepared], seen map[string]bool, id string, r experiment.RacerOf[*Prepared]) []experiment.RacerOf[*Prepared] {
+	if seen[id] {
+		return out
+	}
+	seen[id] = true
+	return append(out, r)
+}
+
+// undampedRunner runs the paper's FedNewton, on the problem tuning chose
+// for it when that differs from the others'.
+func undampedRunner(ctx context.Context, data *Prepared, rounds int, emit func(experiment.Round)) error {
+	if data.Undamped != nil {
+		data = &Prepared{Ridge: data.Undamped.Ridge}
+	}
+	return runner(algorithms.FedNewton{})(ctx, data, rounds, emit)
+}
+
+// dampedRunner runs FedNewton with the step 2/(1 + μ_max) of the run's
+// problem.
+func dampedRunner(ctx context.Context, data *Prepared, rounds int, emit func(experiment.Round)) error {
+	eta, _ := data.Damped()
+	return runner(algorithms.FedNewton{Step: eta})(ctx, data, rounds, emit)
 }
 
 // runner adapts a ridge racer to the engine.
