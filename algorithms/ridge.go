@@ -132,6 +132,10 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 	c := p.C
 	g := make([]float64, p.M*c)
 	step := make([]float64, p.M*c)
+	ops, gs, ds := make([]*model.RidgeOp, len(p.Clients)), make([][]float64, len(p.Clients)), make([][]float64, len(p.Clients))
+	for j := range ops {
+		ops[j], gs[j], ds[j] = p.Clients[j].Op, g, make([]float64, p.M*c)
+	}
 	started := a.Start == nil
 	round := func(w []float64, ws *model.RidgeWork) error {
 		if !started {
@@ -152,13 +156,18 @@ func (a FedNewton) Run(ctx context.Context, p *model.Ridge, rounds int, emit fun
 				g[k] += p.Weights[j] * (ws.U[k] - b)
 			}
 		}
+		// d_j = H_j⁻¹ g for every client at once (independent solves, which
+		// SolveBatch overlaps), then summed in client order.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		model.SolveBatch(ops, ds, gs, c, ws.Scratch)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		clear(step)
 		for j := range p.Clients {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			p.Clients[j].Op.SolveTo(ws.V, g, c, ws.Scratch) // H_j⁻¹ g
-			axpy(p.Weights[j], ws.V, step)
+			axpy(p.Weights[j], ds[j], step)
 		}
 		eta := 1.0
 		if a.Step > 0 {

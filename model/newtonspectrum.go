@@ -22,14 +22,21 @@ func (r *Ridge) NewtonSpectrum(tol float64) (muMin, muMax float64, steps int) {
 	for _, op := range ops {
 		n = max(n, op.ScratchLen())
 	}
-	scratch, tmp := make([]float64, n), make([]float64, r.M)
+	scratch := make([]float64, n)
+	tmp, vs := make([][]float64, len(ops)), make([][]float64, len(ops))
+	for j := range tmp {
+		tmp[j] = make([]float64, r.M)
+	}
 	l := &lanczos{m: r.M,
 		mulH: func(dst, v []float64) { r.Pooled.MulTo(dst, v, 1, scratch) },
 		mulA: func(dst, v []float64) {
+			for j := range vs {
+				vs[j] = v
+			}
+			SolveBatch(ops, tmp, vs, 1, scratch) // the clients' solves overlapped
 			clear(dst)
-			for j, op := range ops {
-				op.SolveTo(tmp, v, 1, scratch)
-				floatsAxpy(r.Weights[j], tmp, dst)
+			for j := range ops {
+				floatsAxpy(r.Weights[j], tmp[j], dst)
 			}
 		}}
 	l.start()
