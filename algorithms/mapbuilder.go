@@ -7,7 +7,6 @@ import (
 	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"github.com/fedscope/fedscope/model"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -336,7 +335,7 @@ func (b *MapBuilder) addKernelClient(sl *mapSlot, k int, l *model.Local, w float
 		l.AddTerm(sl.acc[k], sl.cacc[k], d, w, sl.dm[k], sl.v[k])
 		return
 	}
-	blas64.Gemv(blas.NoTrans, w, blas64.General{Rows: d, Cols: sp.K, Stride: sp.K, Data: sp.Q}, vec(z), 1, vec(sl.cacc[k]))
+	dense.GemvN(d, sp.K, w, sp.Q, sp.K, z, 1, sl.cacc[k]) // gonum's Dgemv, bit for bit
 	off := sl.cols[k]
 	for j, cj := range comp { // the column scales √(w·comp_j), once per client
 		comp[j] = math.Sqrt(w * cj)

@@ -1,8 +1,8 @@
 package algorithms
 
 import (
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/model"
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -90,8 +90,7 @@ func newRoundMap(spectra []model.SubspaceSpectrum, w []float64, d int, coef func
 func (m RoundMap) Step(dst, theta []float64) {
 	copy(dst, m.C)
 	blas64.Axpy(1, blas64.Vector{N: m.Dim, Inc: 1, Data: theta}, blas64.Vector{N: m.Dim, Inc: 1, Data: dst})
-	blas64.Gemv(blas.NoTrans, -1, blas64.General{Rows: m.Dim, Cols: m.Dim, Stride: m.Dim, Data: m.A},
-		blas64.Vector{N: m.Dim, Inc: 1, Data: theta}, 1, blas64.Vector{N: m.Dim, Inc: 1, Data: dst})
+	dense.GemvN(m.Dim, m.Dim, -1, m.A, m.Dim, theta, 1, dst) // gonum's Dgemv, bit for bit
 }
 
 // Limit returns the fixed point θ_∞ of the round map (see LimitTo).

@@ -7,9 +7,8 @@ import (
 	"sync"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
-	"gonum.org/v1/gonum/lapack"
-	"gonum.org/v1/gonum/lapack/gonum"
 )
 
 // contractionTol is the accuracy of Ridge.Contraction, relative to
@@ -222,12 +221,13 @@ func ritz(alpha, beta []float64, next float64) (lo, hi, resLo, resHi float64) {
 	if k == 1 {
 		return 1 - d[0], d[0] - 1, next, next
 	}
-	z := make([]float64, k*k)
+	// The last components of T's eigenvectors: gonum's Dsteqr(EVTridiag)
+	// bit for bit, carrying only the eigenvector matrix's last row.
+	last := make([]float64, k)
 	work := make([]float64, 2*k)
-	if !(gonum.Implementation{}).Dsteqr(lapack.EVTridiag, k, d, e, z, k, work) {
+	if !dense.TridiagEigenLast(k, d, e, last, work) {
 		return math.NaN(), math.NaN(), math.Inf(1), math.Inf(1)
 	}
-	last := z[(k-1)*k:] // last components of the eigenvectors (columns of z)
 	// The residual r = next·|s_k| of a Ritz pair bounds the distance of its
 	// value to the spectrum, and r²/gap does too once r is below the gap to
 	// the neighbouring Ritz values (Kato–Temple): the quadratic bound lets

@@ -210,10 +210,10 @@ func (f *ProxFactor) Apply(u []float64, ws *Workspace) {
 	xm := s.design()
 	r := ws.nvec[:s.N]
 	copy(r, s.Y)
-	blas64.Gemv(blas.NoTrans, 1, xm, vec(u), -1, vec(r))
+	gemv(blas.NoTrans, 1, xm, u, -1, r)
 	dense.TrsvUpperTrans(f.chol.N, f.chol.Data, f.chol.Stride, r)
 	dense.TrsvUpper(f.chol.N, f.chol.Data, f.chol.Stride, r)
-	blas64.Gemv(blas.Trans, -f.eta/float64(s.N), xm, vec(r), 1, vec(u))
+	gemv(blas.Trans, -f.eta/float64(s.N), xm, r, 1, u)
 }
 
 // ProxFactors returns the factorised proximal maps of all clients for η,

@@ -81,7 +81,7 @@ func (l *Local) Set(x, y []float64, n, d int, support []int, compact bool, ws *L
 	}
 	xm := blas64.General{Rows: n, Cols: r, Stride: r, Data: xe}
 	inv := 1 / float64(n)
-	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(l.B))
+	gemv(blas.Trans, inv, xm, y, 0, l.B)
 	if n >= r {
 		l.Gram = grow(l.Gram, r*r)
 		ws.xt = gramUpper(l.Gram, xe, n, r, inv, 0, ws.xt)
@@ -137,7 +137,7 @@ func (sp *SubspaceSpectrum) setKernel(xe, b []float64, n, r int, support []int, 
 			row[j] /= scale[j]
 		}
 	}
-	blas64.Gemv(blas.Trans, 1, sp.q(), vec(b), 0, vec(sp.QtB))
+	gemv(blas.Trans, 1, sp.q(), b, 0, sp.QtB)
 }
 
 // symEigen replaces the upper triangle of the symmetric n×n matrix a by its
@@ -220,7 +220,7 @@ func (c *GDChain) Extend(l *Local, eta float64, levels int) {
 			for k, p := range pd {
 				d[k] = 2*p - d[k]
 			}
-			blas64.Gemv(blas.NoTrans, -1, general(r, r, pd), vec(pv), 0, vec(v))
+			gemv(blas.NoTrans, -1, general(r, r, pd), pv, 0, v)
 			for k, p := range pv {
 				v[k] += 2 * p
 			}
@@ -247,7 +247,7 @@ func (c *GDChain) Combine(s, r int, dst, v, work []float64) {
 		dj, vj := c.D[j], c.V[j]
 		// v ← v + v_j − D_j v (needs the old v), then D ← D + D_j − D D_j.
 		tmp := work[:r]
-		blas64.Gemv(blas.NoTrans, 1, general(r, r, dj), vec(v), 0, vec(tmp))
+		gemv(blas.NoTrans, 1, general(r, r, dj), v, 0, tmp)
 		for k := range v {
 			v[k] += vj[k] - tmp[k]
 		}

@@ -41,7 +41,7 @@ func MinNormLeastSquares(x, y []float64, n, d int) []float64 {
 	if ch.Factorize(mat.NewSymDense(m, g)) && ch.Cond() < condLimit {
 		rhs := make([]float64, m)
 		if n >= d {
-			blas64.Gemv(blas.Trans, 1, xm, vec(y), 0, vec(rhs)) // Xᵀy
+			gemv(blas.Trans, 1, xm, y, 0, rhs) // Xᵀy
 		} else {
 			copy(rhs, y)
 		}
@@ -50,7 +50,7 @@ func MinNormLeastSquares(x, y []float64, n, d int) []float64 {
 			if n >= d {
 				copy(theta, sol.RawVector().Data)
 			} else {
-				blas64.Gemv(blas.Trans, 1, xm, vec(sol.RawVector().Data), 0, vec(theta)) // Xᵀα
+				gemv(blas.Trans, 1, xm, sol.RawVector().Data, 0, theta) // Xᵀα
 			}
 			return theta
 		}

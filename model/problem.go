@@ -205,7 +205,7 @@ func (p *Problem) GradNormScratch() int { return p.Dim }
 // §7: exactly twice the gradient of the 1/(2N) objective).
 func (p *Problem) GradNorm(theta, scratch []float64) float64 {
 	g := scratch[:p.Dim]
-	blas64.Gemv(blas.NoTrans, 1, blas64.General{Rows: p.Dim, Cols: p.Dim, Stride: p.Dim, Data: p.Gram}, vec(theta), 0, vec(g))
+	gemv(blas.NoTrans, 1, blas64.General{Rows: p.Dim, Cols: p.Dim, Stride: p.Dim, Data: p.Gram}, theta, 0, g)
 	var s float64
 	for k, b := range p.XtY {
 		t := 2 * (g[k] - b)

@@ -124,8 +124,8 @@ func (o *RidgeOp) MulTo(dst, w []float64, c int, scratch []float64) {
 	phi := general(o.n, o.m, o.phi)
 	copy(dst, w)
 	if c == 1 { // H w = Φᵀ(Φw)/n + λw with matrix–vector products (a one-column Gemm is far slower)
-		blas64.Gemv(blas.NoTrans, 1, phi, vec(w), 0, vec(t))
-		blas64.Gemv(blas.Trans, 1/float64(o.n), phi, vec(t), o.lambda, vec(dst))
+		gemv(blas.NoTrans, 1, phi, w, 0, t)
+		gemv(blas.Trans, 1/float64(o.n), phi, t, o.lambda, dst)
 		return
 	}
 	dense.GemmNN(o.n, c, o.m, o.phi, o.m, w, c, t, c) // gonum's Dgemm, bit for bit
@@ -152,10 +152,10 @@ func (o *RidgeOp) SolveTo(dst, v []float64, c int, scratch []float64) {
 	phi := general(o.n, o.m, o.phi)
 	copy(dst, v)
 	if c == 1 {
-		blas64.Gemv(blas.NoTrans, 1, phi, vec(v), 0, vec(t))
+		gemv(blas.NoTrans, 1, phi, v, 0, t)
 		dense.TrsvUpperTrans(o.n, o.r, o.n, t)
 		dense.TrsvUpper(o.n, o.r, o.n, t)
-		blas64.Gemv(blas.Trans, -1/o.lambda, phi, vec(t), 1/o.lambda, vec(dst))
+		gemv(blas.Trans, -1/o.lambda, phi, t, 1/o.lambda, dst)
 		return
 	}
 	dense.GemmNN(o.n, c, o.m, o.phi, o.m, v, c, t, c)
@@ -287,7 +287,7 @@ func (r *Ridge) Score(w []float64, ws *RidgeWork) Score {
 	}
 	c := r.C
 	if c == 1 {
-		blas64.Gemv(blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), vec(w), 0, vec(ws.Pred))
+		gemv(blas.NoTrans, 1, general(r.NTest, r.M, r.TestPhi), w, 0, ws.Pred)
 	} else {
 		dense.GemmNN(r.NTest, c, r.M, r.TestPhi, r.M, w, c, ws.Pred, c) // gonum's Dgemm, bit for bit
 	}
@@ -399,4 +399,14 @@ func (r *Ridge) DataHeterogeneity() (avg float64, perClient []float64) {
 
 func general(rows, cols int, data []float64) blas64.General {
 	return blas64.General{Rows: rows, Cols: cols, Stride: cols, Data: data}
+}
+
+// gemv is blas64.Gemv for unit-stride vectors with dense's kernels, the
+// same bits as gonum's (dense.GemvN, dense.GemvT).
+func gemv(t blas.Transpose, alpha float64, a blas64.General, x []float64, beta float64, y []float64) {
+	if t == blas.NoTrans {
+		dense.GemvN(a.Rows, a.Cols, alpha, a.Data, a.Stride, x, beta, y)
+		return
+	}
+	dense.GemvT(a.Rows, a.Cols, alpha, a.Data, a.Stride, x, beta, y)
 }

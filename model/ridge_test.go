@@ -186,3 +186,48 @@ func TestEvaluate(t *testing.T) {
 		t.Errorf("mse %v acc %v, want 1 and 0.5", mse, acc)
 	}
 }
+
+// TestSolveBatch checks SolveBatch against SolveTo client by client bit
+// for bit, on primal and dual clients mixed (the batch overlaps only the
+// primal ones of one size), for one and for several columns, and that the
+// solves invert the operators (H_j·H_j⁻¹v = v).
+func TestSolveBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, classes := range []int{0, 3} {
+		var sets []*datasets.Set
+		for _, n := range []int{40, 5, 60, 30, 3, 45, 50} {
+			sets = append(sets, randomSet(rng, n, 8, classes))
+		}
+		r, err := NewRidge(sets, nil, Identity(8), 0.05)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := max(classes, 1)
+		ops := make([]*RidgeOp, len(r.Clients))
+		dst, v, want := make([][]float64, len(ops)), make([][]float64, len(ops)), make([][]float64, len(ops))
+		ws := r.NewWork()
+		for j := range ops {
+			ops[j] = r.Clients[j].Op
+			v[j] = make([]float64, 8*c)
+			for k := range v[j] {
+				v[j][k] = rng.NormFloat64()
+			}
+			dst[j], want[j] = make([]float64, 8*c), make([]float64, 8*c)
+			ops[j].SolveTo(want[j], v[j], c, ws.Scratch)
+		}
+		SolveBatch(ops, dst, v, c, ws.Scratch)
+		for j := range ops {
+			for k := range dst[j] {
+				if math.Float64bits(dst[j][k]) != math.Float64bits(want[j][k]) {
+					t.Fatalf("classes=%d client %d entry %d: batch %v, SolveTo %v", classes, j, k, dst[j][k], want[j][k])
+				}
+			}
+			ops[j].MulTo(ws.U, dst[j], c, ws.Scratch)
+			for k, x := range v[j] {
+				if math.Abs(ws.U[k]-x) > 1e-9*(1+math.Abs(x)) {
+					t.Fatalf("classes=%d client %d: H·H⁻¹v = %v, want %v", classes, j, ws.U[k], x)
+				}
+			}
+		}
+	}
+}

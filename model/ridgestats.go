@@ -150,7 +150,7 @@ func clientStats(set *datasets.Set, fm FeatureMap, classes int) hessianStats {
 		fm.MapTo(rows, set.X[lo*in:(lo+nb)*in], nb)
 		targetsTo(tgt[:nb*c], set.Y[lo:lo+nb], classes)
 		if c == 1 {
-			blas64.Gemv(blas.Trans, inv, general(nb, m, rows), vec(tgt[:nb]), 1, vec(h.b))
+			gemv(blas.Trans, inv, general(nb, m, rows), tgt[:nb], 1, h.b)
 		} else {
 			blas64.Gemm(blas.Trans, blas.NoTrans, inv, general(nb, m, rows), general(nb, c, tgt[:nb*c]), 1, general(m, c, h.b))
 		}

@@ -59,7 +59,7 @@ func NewStats(x, y []float64, n, d int) Stats {
 	}
 	xm := blas64.General{Rows: n, Cols: d, Stride: d, Data: x}
 	inv := 1 / float64(n)
-	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(s.XtY))
+	gemv(blas.Trans, inv, xm, y, 0, s.XtY)
 	if n >= d {
 		s.Gram = make([]float64, d*d)
 		gramUpperPooled(s.Gram, x, n, d, inv, 0)
@@ -72,13 +72,13 @@ func NewStats(x, y []float64, n, d int) Stats {
 // scratch must hold N numbers when the client has no Gram matrix.
 func (s *Stats) HessianTo(dst, u, scratch []float64) {
 	if s.Gram != nil {
-		blas64.Gemv(blas.NoTrans, 1, s.gram(), vec(u), 0, vec(dst))
+		gemv(blas.NoTrans, 1, s.gram(), u, 0, dst)
 		return
 	}
 	xm := s.design()
 	r := scratch[:s.N]
-	blas64.Gemv(blas.NoTrans, 1, xm, vec(u), 0, vec(r))
-	blas64.Gemv(blas.Trans, 1/float64(s.N), xm, vec(r), 0, vec(dst))
+	gemv(blas.NoTrans, 1, xm, u, 0, r)
+	gemv(blas.Trans, 1/float64(s.N), xm, r, 0, dst)
 }
 
 // GradientTo sets dst = ∇l_i(u) = (1/n_i) X_iᵀ(X_i u − y_i) (docs/papers.md §1.2).

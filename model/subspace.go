@@ -53,7 +53,7 @@ func NewSubspaceSpectrum(x, y []float64, n, d int, support []int) SubspaceSpectr
 	xm := blas64.General{Rows: n, Cols: r, Stride: r, Data: xe}
 	inv := 1 / float64(n)
 	b := make([]float64, r) // X_Eᵀy/n
-	blas64.Gemv(blas.Trans, inv, xm, vec(y), 0, vec(b))
+	gemv(blas.Trans, inv, xm, y, 0, b)
 	if n < r {
 		sp.setKernel(xe, b, n, r, support, &LocalWork{})
 		return sp
@@ -69,7 +69,7 @@ func NewSubspaceSpectrum(x, y []float64, n, d int, support []int) SubspaceSpectr
 	sp.K, sp.Lambda = r, es.Values(nil)
 	sp.Q = append([]float64(nil), q.RawMatrix().Data...)
 	sp.QtB = make([]float64, sp.K)
-	blas64.Gemv(blas.Trans, 1, sp.q(), vec(b), 0, vec(sp.QtB))
+	gemv(blas.Trans, 1, sp.q(), b, 0, sp.QtB)
 	return sp
 }
 
@@ -169,7 +169,7 @@ func (sp *SubspaceSpectrum) TermTo(dm, v, work []float64, coef func(lambda float
 		clear(v[:r])
 		return
 	}
-	blas64.Gemv(blas.NoTrans, 1, sp.q(), vec(z), 0, vec(v[:r]))
+	gemv(blas.NoTrans, 1, sp.q(), z, 0, v[:r])
 }
 
 // AddVecTo adds w·P Q (g ∘ QᵀPᵀb) to the d-vector c, with b = X_iᵀy_i/n_i.
@@ -182,7 +182,7 @@ func (sp *SubspaceSpectrum) AddVecTo(c []float64, w float64, g []float64) {
 		z[j] = g[j] * sp.QtB[j]
 	}
 	v := make([]float64, sp.R)
-	blas64.Gemv(blas.NoTrans, 1, sp.q(), vec(z), 0, vec(v))
+	gemv(blas.NoTrans, 1, sp.q(), z, 0, v)
 	for a, x := range v {
 		k := a
 		if sp.Coords != nil {

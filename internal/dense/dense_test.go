@@ -207,7 +207,7 @@ func TestGemmNNGonum(t *testing.T) {
 func TestGemmTNAccGonum(t *testing.T) {
 	paths(t, func(t *testing.T, _ bool) {
 		rng := rand.New(rand.NewPCG(29, 30))
-		for _, m := range []int{1, 4, 5, 13, 70} {
+		for _, m := range []int{1, 4, 5, 13, 66, 70, 129} {
 			for _, n := range []int{1, 8, 10, 19} {
 				for _, k := range []int{0, 1, 7, 70} {
 					for _, ab := range [][2]float64{{1, 0}, {1.0 / 750, 1e-4}, {-1e4, 1e4}, {0.3, 1}, {0, 0.5}} {
@@ -219,6 +219,45 @@ func TestGemmTNAccGonum(t *testing.T) {
 						GemmTNAcc(m, n, k, ab[0], a, lda, b, ldb, ab[1], got, ldc)
 						if i, ok := sameBits(got, want); !ok {
 							t.Fatalf("m=%d n=%d k=%d alpha,beta=%v: entry (%d,%d) = %v, gonum %v", m, n, k, ab, i/ldc, i%ldc, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGemvGonum checks GemvN and GemvT against gonum's Dgemv bit for bit,
+// on both paths, for every m and n up to 19 and some larger (odd and even,
+// around the eight-row and sixteen-column blocks; the last row of an odd m
+// is summed differently by gonum), with alpha and beta as the ridge
+// operators use them and 0 and 1.
+func TestGemvGonum(t *testing.T) {
+	impl := blas64.Implementation()
+	paths(t, func(t *testing.T, _ bool) {
+		rng := rand.New(rand.NewPCG(39, 40))
+		for _, m := range append(seq(1, 19), 33, 200) {
+			for _, n := range append(seq(1, 19), 37, 200) {
+				for _, ab := range [][2]float64{{1, 0}, {1.0 / 750, 1e-4}, {-1e4, 1e4}, {0.5, 1}, {0, 0.3}} {
+					lda := n + 1
+					a := randSlice(rng, m*lda)
+					for _, trans := range []bool{false, true} {
+						lx, ly := n, m
+						tA := blas.NoTrans
+						if trans {
+							lx, ly, tA = m, n, blas.Trans
+						}
+						x, y := randSlice(rng, lx), randSlice(rng, ly)
+						want := append([]float64(nil), y...)
+						impl.Dgemv(tA, m, n, ab[0], a, lda, x, 1, ab[1], want, 1)
+						got := append([]float64(nil), y...)
+						if trans {
+							GemvT(m, n, ab[0], a, lda, x, ab[1], got)
+						} else {
+							GemvN(m, n, ab[0], a, lda, x, ab[1], got)
+						}
+						if i, ok := sameBits(got, want); !ok {
+							t.Fatalf("m=%d n=%d trans=%v alpha,beta=%v: y[%d] = %v, gonum %v", m, n, trans, ab, i, got[i], want[i])
 						}
 					}
 				}

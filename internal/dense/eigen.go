@@ -100,6 +100,28 @@ func SymEigen(n int, a []float64, lda int, w []float64, ws *EigenWork) bool {
 	return true
 }
 
+// TridiagEigenLast computes the eigenvalues of the symmetric tridiagonal
+// n×n matrix with diagonal d and off-diagonal e (both overwritten; d gets
+// the eigenvalues in ascending order) and the last component of each
+// eigenvector (last[j] for eigenvalue d[j]), with the same bits as gonum's
+// Dsteqr(lapack.EVTridiag, …) gives for them. Every plane rotation of the
+// QL/QR iteration acts on each row of the eigenvector matrix on its own, so
+// the last row is carried alone (O(n) a sweep instead of O(n²)). work
+// holds 2n numbers. It reports false when the iteration did not converge.
+func TridiagEigenLast(n int, d, e, last, work []float64) bool {
+	if n == 0 {
+		return true
+	}
+	// zt is Zᵀ cut to Z's last row: row j of zt is the one number Z[n−1][j],
+	// starting from the identity's last row.
+	clear(last[:n])
+	last[n-1] = 1
+	if n == 1 {
+		return true
+	}
+	return steqrT(n, d, e, last[:n], 1, work)
+}
+
 // rotRows applies the plane rotations j = j0, j0+1, … (forward) or the
 // other way round (backward), count of them, to the pairs of rows (j, j+1)
 // of the n-column row-major zt (stride ldz): with t = zt[j+1][i] and

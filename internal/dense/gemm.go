@@ -154,30 +154,38 @@ func GemmTNAcc(m, n, k int, alpha float64, a []float64, lda int, b []float64, ld
 		}
 		return
 	}
+	// alpha·A is packed 64 columns at a time (contiguous reads of each of
+	// its rows), and the 4-row groups of C read their coefficients there.
+	const block = 64
 	buf := packPool.Get().(*[]float64)
 	defer packPool.Put(buf)
-	if cap(*buf) < 4*k {
-		*buf = make([]float64, 4*k)
+	if cap(*buf) < (block+3)*k {
+		*buf = make([]float64, (block+3)*k)
 	}
-	pa := (*buf)[:4*k]
 	var acc [32]float64
-	for i0 := 0; i0 < m; i0 += 4 {
-		i := min(i0, m-4)
+	for b0 := 0; b0 < m; b0 += block {
+		b1 := min(b0+block, m)
+		p0 := min(b0, m-4) // a last group moved back may start before b0
+		w := b1 - p0
+		pa := (*buf)[:w*k]
 		for l := 0; l < k; l++ {
-			src := a[l*lda+i : l*lda+i+4]
-			for q, v := range src {
-				pa[l*4+q] = alpha * v
+			src, dst := a[l*lda+p0:l*lda+b1], pa[l*w:(l+1)*w]
+			for r, v := range src {
+				dst[r] = alpha * v
 			}
 		}
-		for j0 := 0; j0 < n; j0 += 8 {
-			j := min(j0, n-8)
-			for q := 0; q < 4; q++ {
-				*(*[8]float64)(acc[q*8:]) = *(*[8]float64)(c[(i+q)*ldc+j:])
-			}
-			gemm4x8AccAVX2(k, &pa[0], 32, &b[j], 8*ldb, &acc)
-			for q := i0 - i; q < 4; q++ {
-				for p := j0 - j; p < 8; p++ {
-					c[(i+q)*ldc+j+p] = acc[q*8+p]
+		for i0 := b0; i0 < b1; i0 += 4 {
+			i := min(i0, m-4)
+			for j0 := 0; j0 < n; j0 += 8 {
+				j := min(j0, n-8)
+				for q := 0; q < 4; q++ {
+					*(*[8]float64)(acc[q*8:]) = *(*[8]float64)(c[(i+q)*ldc+j:])
+				}
+				gemm4x8AccAVX2(k, &pa[i-p0], 8*w, &b[j], 8*ldb, &acc)
+				for q := i0 - i; q < 4; q++ {
+					for p := j0 - j; p < 8; p++ {
+						c[(i+q)*ldc+j+p] = acc[q*8+p]
+					}
 				}
 			}
 		}

@@ -101,3 +101,12 @@ func cosineAVX2(n4 int, dst, phase *float64, scale float64, coef *[20]float64)
 //
 //go:noescape
 func dotStagedAVX2(nc int, x, r0, r1, r2, r3 *float64, acc *[16]float64)
+
+// gemvN8AVX2 adds to acc[r·4+lane] the products of row r < 8 of a (row r at
+// a + r·lda bytes) with x over n2 pairs of columns: lane 0 and 1 (row r's
+// even and odd columns) in registers paired with row r+1's in lanes 2 and 3,
+// each in increasing column — gonum's GemvN keeps a row's even and odd sums
+// in one SSE2 register the same way.
+//
+//go:noescape
+func gemvN8AVX2(n2 int, a *float64, lda int, x *float64, acc *[32]float64)

@@ -771,3 +771,56 @@ staged_store:
 	VMOVUPD Y3, 96(DX)
 	VZEROUPPER
 	RET
+
+// func gemvN8AVX2(n2 int, a *float64, lda int, x *float64, acc *[32]float64)
+//
+// Y0 holds rows 0 and 1 (even, odd | even, odd), Y1 rows 2 and 3, Y2 rows 4
+// and 5, Y3 rows 6 and 7. Per pair of columns, x's pair is broadcast to both
+// halves and each row pair is loaded as two 128-bit halves.
+TEXT ·gemvN8AVX2(SB), NOSPLIT, $0-40
+	MOVQ   n2+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   lda+16(FP), R8
+	MOVQ   x+24(FP), DI
+	MOVQ   acc+32(FP), DX
+	LEAQ   (R8)(R8*2), R9 // 3·lda
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	TESTQ  CX, CX
+	JLE    gemvn_store
+	MOVQ   SI, R10
+	LEAQ   (SI)(R8*4), R11 // rows 4…7
+
+gemvn_loop:
+	VBROADCASTF128 (DI), Y8
+	VMOVUPD        (R10), X4
+	VINSERTF128    $1, (R10)(R8*1), Y4, Y4
+	VMOVUPD        (R10)(R8*2), X5
+	VINSERTF128    $1, (R10)(R9*1), Y5, Y5
+	VMOVUPD        (R11), X6
+	VINSERTF128    $1, (R11)(R8*1), Y6, Y6
+	VMOVUPD        (R11)(R8*2), X7
+	VINSERTF128    $1, (R11)(R9*1), Y7, Y7
+	VMULPD         Y8, Y4, Y4
+	VMULPD         Y8, Y5, Y5
+	VMULPD         Y8, Y6, Y6
+	VMULPD         Y8, Y7, Y7
+	VADDPD         Y4, Y0, Y0
+	VADDPD         Y5, Y1, Y1
+	VADDPD         Y6, Y2, Y2
+	VADDPD         Y7, Y3, Y3
+	ADDQ           $16, R10
+	ADDQ           $16, R11
+	ADDQ           $16, DI
+	DECQ           CX
+	JNZ            gemvn_loop
+
+gemvn_store:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VZEROUPPER
+	RET

@@ -42,3 +42,5 @@ func cosineAVX2(int, *float64, *float64, float64, *[20]float64) { panic("dense: 
 func dotStagedAVX2(int, *float64, *float64, *float64, *float64, *float64, *[16]float64) {
 	panic("dense: no AVX2 kernels")
 }
+
+func gemvN8AVX2(int, *float64, int, *float64, *[32]float64) { panic("dense: no AVX2 kernels") }
