@@ -265,3 +265,30 @@ func TestGemvGonum(t *testing.T) {
 		}
 	})
 }
+
+func BenchmarkGemv(b *testing.B) {
+	const m, n = 750, 2000 // a pendigits client's features
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, x, y := randSlice(rng, m*n), randSlice(rng, n), make([]float64, n)
+	impl := blas64.Implementation()
+	b.Run("N/dense", func(b *testing.B) {
+		for b.Loop() {
+			GemvN(m, n, 1, a, n, x, 0, y)
+		}
+	})
+	b.Run("N/gonum", func(b *testing.B) {
+		for b.Loop() {
+			impl.Dgemv(blas.NoTrans, m, n, 1, a, n, x, 1, 0, y, 1)
+		}
+	})
+	b.Run("T/dense", func(b *testing.B) {
+		for b.Loop() {
+			GemvT(m, n, 1, a, n, x[:m], 0.5, y)
+		}
+	})
+	b.Run("T/gonum", func(b *testing.B) {
+		for b.Loop() {
+			impl.Dgemv(blas.Trans, m, n, 1, a, n, x[:m], 1, 0.5, y, 1)
+		}
+	})
+}

@@ -110,3 +110,11 @@ func dotStagedAVX2(nc int, x, r0, r1, r2, r3 *float64, acc *[16]float64)
 //
 //go:noescape
 func gemvN8AVX2(n2 int, a *float64, lda int, x *float64, acc *[32]float64)
+
+// gemvTBlockAVX2 adds, for chunks c < nchunks of sixteen columns and rows
+// t < rows in order, coef[t]·a[t][16c : 16c+16] to y[16c : 16c+16] (row t of
+// a at a + t·lda bytes): gonum's GemvT order, one chunk of y in registers
+// while the block's rows pass.
+//
+//go:noescape
+func gemvTBlockAVX2(rows, nchunks int, a *float64, lda int, coef, y *float64)

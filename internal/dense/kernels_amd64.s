@@ -824,3 +824,53 @@ gemvn_store:
 	VMOVUPD Y3, 96(DX)
 	VZEROUPPER
 	RET
+
+// func gemvTBlockAVX2(rows, nchunks int, a *float64, lda int, coef, y *float64)
+TEXT ·gemvTBlockAVX2(SB), NOSPLIT, $0-48
+	MOVQ  rows+0(FP), R12
+	MOVQ  nchunks+8(FP), R13
+	MOVQ  a+16(FP), SI
+	MOVQ  lda+24(FP), R8
+	MOVQ  coef+32(FP), DI
+	MOVQ  y+40(FP), DX
+	TESTQ R12, R12
+	JLE   gemvt_done
+	TESTQ R13, R13
+	JLE   gemvt_done
+
+gemvt_chunk:
+	VMOVUPD (DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	MOVQ    SI, R10
+	MOVQ    DI, R11
+	MOVQ    R12, CX
+
+gemvt_row:
+	VBROADCASTSD (R11), Y4
+	VMULPD       (R10), Y4, Y5
+	VMULPD       32(R10), Y4, Y6
+	VMULPD       64(R10), Y4, Y7
+	VMULPD       96(R10), Y4, Y8
+	VADDPD       Y5, Y0, Y0
+	VADDPD       Y6, Y1, Y1
+	VADDPD       Y7, Y2, Y2
+	VADDPD       Y8, Y3, Y3
+	ADDQ         R8, R10
+	ADDQ         $8, R11
+	DECQ         CX
+	JNZ          gemvt_row
+
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	DECQ    R13
+	JNZ     gemvt_chunk
+
+gemvt_done:
+	VZEROUPPER
+	RET

@@ -44,3 +44,5 @@ func dotStagedAVX2(int, *float64, *float64, *float64, *float64, *float64, *[16]f
 }
 
 func gemvN8AVX2(int, *float64, int, *float64, *[32]float64) { panic("dense: no AVX2 kernels") }
+
+func gemvTBlockAVX2(int, int, *float64, int, *float64, *float64) { panic("dense: no AVX2 kernels") }
