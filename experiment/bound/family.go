@@ -22,7 +22,7 @@ var Family = experiment.Define(experiment.Definition[Config, *Data]{
 	Paper:   "002_180ceb86164b5329.txt (docs/papers.md §3)",
 	Compute: compute{},
 	Present: present{},
-	Lessons: lessons(),
+	Lessons: lessons,
 })
 
 // compute is what the engine runs (experiment.Computation), present what

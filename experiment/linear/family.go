@@ -17,7 +17,7 @@ var Family = experiment.Define(experiment.Definition[Config, *model.Problem]{
 	Compute: compute{},
 	Present: present{},
 	Sweeps:  sweeps{},
-	Lessons: lessons(),
+	Lessons: lessons,
 })
 
 // compute is what the engine runs (experiment.Computation), present what

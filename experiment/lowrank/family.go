@@ -22,7 +22,7 @@ var Family = experiment.Define(experiment.Definition[Config, *model.Federated]{
 	Paper:   "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)",
 	Compute: compute{},
 	Present: present{},
-	Lessons: lessons(),
+	Lessons: lessons,
 	Sweeps:  sweeps{},
 })
 

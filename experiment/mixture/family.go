@@ -20,7 +20,7 @@ var Family = experiment.Define(experiment.Definition[Config, *model.Mixture]{
 	Paper:   "004_af561a7097fa151a.txt (docs/papers.md §5)",
 	Compute: compute{},
 	Present: present{},
-	Lessons: lessons(),
+	Lessons: lessons,
 })
 
 // compute is what the engine runs (experiment.Computation), present what

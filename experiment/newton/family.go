@@ -17,7 +17,7 @@ var Family = experiment.Define(experiment.Definition[Config, *Prepared]{
 	Paper:   "003_e9274c8da9a67e14.txt (docs/papers.md §4)",
 	Compute: compute{},
 	Present: present{},
-	Lessons: lessons(),
+	Lessons: lessons,
 	Sweeps:  sweeps{},
 })
 
