@@ -15,6 +15,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -42,9 +44,10 @@ type Panel struct {
 
 // Size of one panel.
 const (
-	panelW = 5 * vg.Inch
-	panelH = 3.6 * vg.Inch
-	titleH = 0.45 * vg.Inch
+	panelW  = 4.6 * vg.Inch
+	legendW = 2.1 * vg.Inch
+	panelH  = 3.4 * vg.Inch
+	titleH  = 0.32 * vg.Inch
 )
 
 // Palette is the racers' colours (Okabe–Ito, readable by the colour-blind
@@ -89,27 +92,75 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 		}
 		plots[i/cols][i%cols] = pl
 	}
-	width, height := vg.Length(cols)*panelW, vg.Length(rows)*panelH+titleH
+	width := vg.Length(cols) * (panelW + legendW)
+	ts := draw.TextStyle{Color: color.Black, Font: font.From(sans(true), 13), XAlign: draw.XCenter, YAlign: draw.YTop,
+		Handler: plot.DefaultTextHandler}
+	title = wrap(title, int(width/vg.Points(8.5)))
+	head := titleH * vg.Length(strings.Count(title, "\n")+1)
+	height := vg.Length(rows)*panelH + head
 	svg := vgsvg.New(width, height)
 	dc := draw.New(svg)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
-	ts := draw.TextStyle{Color: color.Black, Font: font.From(sans(true), 14), XAlign: draw.XCenter, YAlign: draw.YTop,
-		Handler: plot.DefaultTextHandler}
 	dc.FillText(ts, vg.Point{X: width / 2, Y: height - vg.Points(6)}, title)
-	body := draw.Crop(dc, 0, 0, 0, -titleH)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12), PadY: vg.Points(12),
-		PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(6)}
+	body := draw.Crop(dc, 0, 0, 0, -head)
+	// Each tile holds a plot and, on its right, the plot's legend, so
+	// that the legend never hides a curve.
+	legends := make([][]plot.Legend, rows)
+	for r := range plots {
+		legends[r] = make([]plot.Legend, cols)
+		for c, pl := range plots[r] {
+			if pl != nil {
+				legends[r][c] = pl.Legend
+				pl.Legend = plot.NewLegend()
+			}
+		}
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12) + legendW, PadY: vg.Points(14),
+		PadLeft: vg.Points(6), PadRight: vg.Points(6) + legendW, PadBottom: vg.Points(6)}
 	canvases := plot.Align(plots, tiles, body)
 	for r := range plots {
 		for c := range plots[r] {
-			if plots[r][c] != nil {
-				plots[r][c].Draw(canvases[r][c])
+			if plots[r][c] == nil {
+				continue
 			}
+			plots[r][c].Draw(canvases[r][c])
+			cv := canvases[r][c]
+			leg := legends[r][c]
+			leg.Top, leg.Left = true, true
+			leg.Draw(draw.Canvas{Canvas: cv.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: cv.Max.X + vg.Points(8), Y: cv.Min.Y},
+				Max: vg.Point{X: cv.Max.X + legendW, Y: cv.Max.Y - vg.Points(18)}}})
 		}
 	}
 	_, err := svg.WriteTo(w)
 	return err
+}
+
+// wrap breaks text into lines of at most n characters at spaces.
+func wrap(text string, n int) string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > n {
+			lines = append(lines, line)
+			line = word
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+// clip shortens a legend entry to n characters.
+func clip(text string, n int) string {
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	return string([]rune(text)[:n-1]) + "…"
 }
 
 // sans is the Liberation Sans font, bold or regular.
@@ -155,15 +206,15 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	pl.Title.TextStyle.Font = font.From(sans(true), 11)
-	pl.X.Label.Text = xLabel(ch, xcol)
-	pl.Y.Label.Text = ch.Caption
+	pl.X.Label.Text = wrap(xLabel(ch, xcol), 60)
+	pl.Y.Label.Text = wrap(ch.Caption, 32)
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
-		a.Label.TextStyle.Font = font.From(sans(false), 10)
+		a.Label.TextStyle.Font = font.From(sans(false), 9)
 		a.Tick.Label.Font = font.From(sans(false), 9)
 	}
-	pl.Legend.TextStyle.Font = font.From(sans(false), 9)
-	pl.Legend.Top = true
+	pl.Legend.TextStyle.Font = font.From(sans(false), 8)
 	pl.Add(plotter.NewGrid())
+	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
 
 	// The racers' lines, split where a value is missing (a divergence);
 	// on a log axis only positive values are drawn.
@@ -189,14 +240,14 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	tx := newXAxis(scale, ch.Grid, allX)
 	if tx.log {
 		pl.X.Scale = plot.LogScale{}
-		pl.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		pl.X.Tick.Marker = logTicks{}
 	}
 	if tx.index != nil {
 		pl.X.Tick.Marker = tx.ticks()
 	}
 	if logY {
 		pl.Y.Scale = plot.LogScale{}
-		pl.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+		pl.Y.Tick.Marker = logTicks{}
 	}
 	ylo, yhi := span(ys)
 	xlo, xhi := span(tx.mapAll(allX))
@@ -221,13 +272,13 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 			l.LineStyle = st
 			pl.Add(l)
 			if !named {
-				pl.Legend.Add(r, l)
+				pl.Legend.Add(clip(r, 40), l)
 				named = true
 			}
 		}
 		if !named { // every value isolated, or none drawable: still named
 			l := &plotter.Line{LineStyle: st}
-			pl.Legend.Add(r, l)
+			pl.Legend.Add(clip(r, 40), l)
 		}
 		if ch.Bound != "" {
 			if err := addBound(pl, p.Frame, r, xcol, ch.Bound, tx, logY, st.Color, racers[r] == 0); err != nil {
@@ -285,7 +336,7 @@ func addLine(pl *plot.Plot, xy plotter.XYs, c color.Color, label string) {
 	l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashed}
 	pl.Add(l)
 	if label != "" {
-		pl.Legend.Add(label, l)
+		pl.Legend.Add(clip(label, 40), l)
 	}
 }
 
@@ -429,3 +480,64 @@ func span(xs []float64) (lo, hi float64) {
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// logTicks labels a log axis at the powers of ten (every k-th when there
+// are many), with unlabelled ticks at their multiples; a range within one
+// decade is labelled at 1, 2 and 5 times powers of ten, or as a linear one.
+type logTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	pow := func(e int) float64 { v, _ := strconv.ParseFloat("1e"+strconv.Itoa(e), 64); return v }
+	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	step := max(1, (b-a+7)/8)
+	inside := func(v float64) bool { return v >= lo*(1-1e-12) && v <= hi*(1+1e-12) }
+	var out []plot.Tick
+	labelled := 0
+	for e := a; e <= b; e++ {
+		for m := 1; m <= 9; m++ {
+			v := float64(m) * pow(e)
+			if !inside(v) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 && (e-a)%step == 0 {
+				t.Label = experiment.Short(v)
+				labelled++
+			}
+			out = append(out, t)
+		}
+	}
+	if labelled >= 2 {
+		return out
+	}
+	for i := range out {
+		v := out[i].Value
+		m := math.Round(v / pow(int(math.Floor(math.Log10(v)+1e-12))))
+		if m == 1 || m == 2 || m == 5 {
+			out[i].Label = experiment.Short(v)
+		}
+		if out[i].Label != "" {
+			labelled++
+		}
+	}
+	if labelled >= 2 {
+		return out
+	}
+	return linearTicks{}.Ticks(lo, hi)
+}
+
+// linearTicks are gonum's default ticks labelled with four significant
+// digits (gonum's own labels can repeat a value, "1.1" for 1.05 and 1.1).
+type linearTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	out := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range out {
+		if out[i].Label != "" {
+			out[i].Label = experiment.Short(out[i].Value)
+		}
+	}
+	return out
+}
