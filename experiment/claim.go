@@ -69,6 +69,7 @@ type Panel struct {
 	Title      string // e.g. "(a) B = 20"
 	X          string // the column of the x axis; "" for the default
 	Linear     bool   // a linear y axis where the chart's is log (Fig. 6(b): 1/MSE)
+	XLabel     string // names the x axis of X when no chart does
 }
 
 // Claim is one statement of a paper that fedscope re-measures: where the

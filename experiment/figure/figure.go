@@ -40,12 +40,14 @@ type Panel struct {
 	X string
 	// Linear draws the y axis linear where the chart's is log.
 	Linear bool
+	// XLabel names the x axis when X replaces the chart's column.
+	XLabel string
 }
 
 // Size of one panel.
 const (
-	panelW  = 4.6 * vg.Inch
-	legendW = 2.1 * vg.Inch
+	panelW  = 4.4 * vg.Inch
+	legendW = 1.9 * vg.Inch
 	panelH  = 3.4 * vg.Inch
 	titleH  = 0.32 * vg.Inch
 )
@@ -128,6 +130,7 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 			cv := canvases[r][c]
 			leg := legends[r][c]
 			leg.Top, leg.Left = true, true
+			leg.TextStyle.XAlign = draw.XLeft
 			leg.Draw(draw.Canvas{Canvas: cv.Canvas, Rectangle: vg.Rectangle{
 				Min: vg.Point{X: cv.Max.X + vg.Points(8), Y: cv.Min.Y},
 				Max: vg.Point{X: cv.Max.X + legendW, Y: cv.Max.Y - vg.Points(18)}}})
@@ -155,12 +158,16 @@ func wrap(text string, n int) string {
 	return strings.Join(append(lines, line), "\n")
 }
 
-// clip shortens a legend entry to n characters.
-func clip(text string, n int) string {
-	if utf8.RuneCountInString(text) <= n {
-		return text
+// legend names a line in the legend, on as many lines as its label
+// needs (the thumbnail on the first).
+func legend(pl *plot.Plot, label string, thumb plot.Thumbnailer) {
+	for i, line := range strings.Split(wrap(label, 34), "\n") {
+		if i == 0 {
+			pl.Legend.Add(line, thumb)
+		} else {
+			pl.Legend.Add("  " + line)
+		}
 	}
-	return string([]rune(text)[:n-1]) + "…"
 }
 
 // sans is the Liberation Sans font, bold or regular.
@@ -206,7 +213,11 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	pl.Title.TextStyle.Font = font.From(sans(true), 11)
-	pl.X.Label.Text = wrap(xLabel(ch, xcol), 60)
+	xl := xLabel(ch, xcol)
+	if p.XLabel != "" && xcol != ch.X {
+		xl = p.XLabel
+	}
+	pl.X.Label.Text = wrap(xl, 60)
 	pl.Y.Label.Text = wrap(ch.Caption, 32)
 	for _, a := range []*plot.Axis{&pl.X, &pl.Y} {
 		a.Label.TextStyle.Font = font.From(sans(false), 9)
@@ -272,13 +283,13 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 			l.LineStyle = st
 			pl.Add(l)
 			if !named {
-				pl.Legend.Add(clip(r, 40), l)
+				legend(pl, r, l)
 				named = true
 			}
 		}
 		if !named { // every value isolated, or none drawable: still named
 			l := &plotter.Line{LineStyle: st}
-			pl.Legend.Add(clip(r, 40), l)
+			legend(pl, r, l)
 		}
 		if ch.Bound != "" {
 			if err := addBound(pl, p.Frame, r, xcol, ch.Bound, tx, logY, st.Color, racers[r] == 0); err != nil {
@@ -336,7 +347,7 @@ func addLine(pl *plot.Plot, xy plotter.XYs, c color.Color, label string) {
 	l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashed}
 	pl.Add(l)
 	if label != "" {
-		pl.Legend.Add(clip(label, 40), l)
+		legend(pl, label, l)
 	}
 }
 
@@ -355,7 +366,7 @@ func addBound(pl *plot.Plot, f *experiment.Frame, racer, x, col string, tx xAxis
 		l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashed}
 		pl.Add(l)
 		if name && k == 0 {
-			pl.Legend.Add("bound (dashed, per racer)", l)
+			legend(pl, "bound (dashed, per racer)", l)
 		}
 	}
 	return nil

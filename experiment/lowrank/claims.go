@@ -105,7 +105,8 @@ func reproduction() *experiment.Reproduction {
 		},
 		Figures: []experiment.Figure{
 			{Name: "001-lowrank", Title: "Paper 001: FedLRGD against FedAvg on the soft-label logistic loss (m = 100, s = 50, φ = 100)",
-				Panels: []experiment.Panel{{Experiment: expRun, Metric: "suboptimality", Title: "(a) F − F* against oracle complexity", X: "oracle"},
+				Panels: []experiment.Panel{{Experiment: expRun, Metric: "suboptimality", Title: "(a) F − F* against oracle complexity", X: "oracle",
+					XLabel: "federated oracle complexity Γ (Definition 1)"},
 					{Experiment: expRun, Metric: "suboptimality", Title: "(b) F − F* per epoch"}}},
 			{Name: "001-complexity", Title: "Paper 001, Thms 2–3: oracle complexity Γ to reach ε, and against the number of clients m",
 				Panels: []experiment.Panel{{Experiment: expComplexity, Metric: "oracle_median", Title: "(a) median Γ against ε"},

@@ -75,13 +75,19 @@ func (rep *Report) Panels(f experiment.Figure) ([]figure.Panel, error) {
 			continue
 		}
 		found := false
+		xlabel := p.XLabel
+		for _, ch := range m.Charts {
+			if p.X != "" && xlabel == "" && (ch.Column == p.X || ch.Metric == p.X) {
+				xlabel = ch.Caption
+			}
+		}
 		for _, ch := range m.Charts {
 			if p.Metric == "" && !ch.TableOnly || ch.Metric == p.Metric {
 				title := p.Title
 				if p.Metric == "" && title == "" {
 					title = ch.Caption
 				}
-				out = append(out, figure.Panel{Title: title, Chart: ch, Frame: m.Frame, X: p.X, Linear: p.Linear})
+				out = append(out, figure.Panel{Title: title, Chart: ch, Frame: m.Frame, X: p.X, Linear: p.Linear, XLabel: xlabel})
 				found = true
 			}
 		}
