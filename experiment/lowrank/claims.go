@@ -32,7 +32,7 @@ func reproduction() *experiment.Reproduction {
 			{ID: "001-thm2-cost", Where: "Thm 2", Experiments: []string{expComplexity},
 				States: "FedLRGD's federated oracle complexity is Γ = r² + rs + rS + φmr: pre-computation, client weights, " +
 					"their uploads and S inexact gradient steps at the server",
-				Paper: fmt.Sprintf("%s at r = 40", experiment.Short(thm2(40, c))),
+				Paper: fmt.Sprintf("Γ = %s at r = 40", experiment.FormatFloat(thm2(40, c))),
 				Criterion: fmt.Sprintf("FedLRGD r=40's median Γ to reach the smallest ε of the grid over Thm 2's value with m = %d, s = %d, S = %d, φ = %s "+
 					"(the run stops counting when it holds ε, before its S-th step)", c.Clients, c.Samples, c.Iters, experiment.Short(c.Phi)),
 				Rule: experiment.Rule{Kind: experiment.Near, Want: 1, Tol: 0.05},

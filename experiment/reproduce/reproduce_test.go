@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
@@ -125,6 +126,49 @@ func column(t *testing.T, header []string, rows [][]string, racer, col string) [
 	return out
 }
 
+// shared is one full reproduction of the cheap experiments, made once for
+// the tests that read it and removed by TestMain.
+var shared struct {
+	once sync.Once
+	dir  string
+	rep  *reproduce.Report
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// cheapReport returns the shared reproduction of the cheap experiments.
+func cheapReport(t *testing.T) (string, *reproduce.Report) {
+	t.Helper()
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "fedscope-reproduce-"); shared.err != nil {
+			return
+		}
+		cat := registry.Catalog()
+		plan, err := reproduce.NewPlan(cat, reproduce.Options{Select: cheap, Version: "test"})
+		if err == nil {
+			err = reproduce.Run(context.Background(), cat, experiment.NewEngine(), plan, shared.dir, nil)
+		}
+		if err == nil {
+			shared.rep, err = reproduce.Judge(plan, []string{shared.dir})
+		}
+		if err == nil {
+			err = shared.rep.Write(shared.dir)
+		}
+		shared.err = err
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.dir, shared.rep
+}
+
 // TestReportMatchesCSV runs the cheap experiments and checks that the
 // numbers of report.md are those of the CSV files it wrote, recomputed
 // here from the files with encoding/csv: the communication saving of
@@ -133,7 +177,7 @@ func column(t *testing.T, header []string, rows [][]string, racer, col string) [
 // XML; and every claim whose experiments ran has a reproduced or differs
 // verdict with a value.
 func TestReportMatchesCSV(t *testing.T) {
-	dir, rep := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test"})
+	dir, rep := cheapReport(t)
 	rows := reportRows(t, filepath.Join(dir, "report.md"))
 	want := func(id string, v float64) {
 		t.Helper()
@@ -219,7 +263,7 @@ func TestReportMatchesCSV(t *testing.T) {
 // their directories and gets report.md and the figures byte for byte as
 // the unsharded reproduction writes them; a missing shard is refused.
 func TestShardsMerge(t *testing.T) {
-	whole, rep := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test"})
+	whole, rep := cheapReport(t)
 	var dirs []string
 	for i := range 3 {
 		dir, _ := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test", Shard: experiment.Shard{Index: i, Count: 3}})
@@ -391,4 +435,59 @@ func TestFamilyVerdicts(t *testing.T) {
 	if j.Verdict != experiment.Differs || !strings.Contains(j.Why, "grad_norm") {
 		t.Errorf("missing column: %s (%s)", j.Verdict, j.Why)
 	}
+}
+
+// TestGuideNumbers ties docs/papers.md to the report: every claim the
+// families declare has a row in the guide (and no other row exists), and
+// each row's paper number, fedscope number and verdict are the report's.
+// With FEDSCOPE_REPORT naming the directory of a full report (CI makes one
+// with fedscope reproduce all), every row is checked — a row whose data
+// the report's machine lacked ("not reproducible here") is skipped with a
+// note; without it, the rows of the cheap experiments are checked against
+// a reproduction made here.
+func TestGuideNumbers(t *testing.T) {
+	guide := reportRows(t, filepath.Join("..", "..", "docs", "papers.md"))
+	declared := map[string]bool{}
+	for _, f := range registry.Catalog().Families() {
+		if r := f.Reproduction(); r != nil {
+			for _, c := range r.Claims {
+				declared[c.ID] = true
+				if _, ok := guide[c.ID]; !ok {
+					t.Errorf("docs/papers.md has no row for claim %s", c.ID)
+				}
+			}
+		}
+	}
+	for id := range guide {
+		if !declared[id] {
+			t.Errorf("docs/papers.md has a row for %s, which no family declares", id)
+		}
+	}
+	var report map[string][3]string
+	if dir := os.Getenv("FEDSCOPE_REPORT"); dir != "" {
+		report = reportRows(t, filepath.Join(dir, "report.md"))
+	} else {
+		dir, _ := cheapReport(t)
+		report = reportRows(t, filepath.Join(dir, "report.md"))
+	}
+	checked := 0
+	for id, want := range guide {
+		got, ok := report[id]
+		switch {
+		case !ok:
+			t.Errorf("the report has no claim %s", id)
+			continue
+		case got[2] == experiment.NotRun.String():
+			continue
+		case got[2] == experiment.NotHere.String() && want[2] != got[2]:
+			t.Logf("%s: not reproducible on this machine (its data are missing); the guide's row is not checked", id)
+			continue
+		}
+		checked++
+		if got != want {
+			t.Errorf("%s: docs/papers.md says (the paper %s, fedscope %s, %s), the report (%s, %s, %s): "+
+				"copy the report's row into the guide", id, want[0], want[1], want[2], got[0], got[1], got[2])
+		}
+	}
+	t.Logf("%d of the guide's %d rows checked against the report", checked, len(guide))
 }
