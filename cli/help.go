@@ -51,8 +51,9 @@ var commands = []commandDoc{
 	{"reproduce", "fedscope reproduce [PAPER…|EXPERIMENT…|all] [--out DIR] [--quick] [--data DIR] [--shard i/n] · fedscope reproduce --merge [--out DIR] SHARD-DIR...",
 		"Re-runs every claim of the papers that fedscope covers and writes into DIR report.md — per claim the paper's number beside fedscope's, " +
 			"the tolerance, a verdict (reproduced, differs with the reason, not reproducible here) and the command that re-runs it — one SVG per figure, " +
-			"and the CSV (and JSON lines) of every run. PAPER is 000 … 004; --quick gives a first look in under a minute; --data DIR holds " +
-			"pendigits.scale and pendigits.scale.t for Table 3. --shard i/n makes every n-th experiment; --merge joins the shards' directories into one report.", nil},
+			"and the CSV (and JSON lines) of every run. PAPER is 000 … 004. A first look in under a minute: --quick. Table 3's pendigits row " +
+			"needs the directory of pendigits.scale and pendigits.scale.t: --data DIR. For several machines: --shard i/n makes every n-th " +
+			"experiment, and --merge joins the shards' directories into one report.", nil},
 	{"help", "fedscope help [TOPIC]", "Explains a command, a preset (its story, its --set keys and its explorer keys), the explorer's keys or the exit statuses.", nil},
 	{"version", "fedscope --version", "Prints the version.", nil},
 }
@@ -100,7 +101,14 @@ func (a *app) writeCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fs.VisitAll(func(f *flag.Flag) {
 			arg, usage := flagArgs[f.Name], f.Usage
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				arg = ""
+			}
+			if name == "reproduce" && f.Name == "out" {
+				arg = "DIR"
+			}
 			switch {
+			case arg == "" && f.DefValue == "false":
 			case name == "sweep" && f.Name == "preset":
 				usage += " (required: a sweep preset below)"
 			case f.DefValue != "" && f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "[]":

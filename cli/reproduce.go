@@ -91,7 +91,9 @@ func (a *app) reproduceRun(ctx context.Context, plan *reproduce.Plan, dir string
 	select {
 	case err := <-done:
 		bar.end()
-		return err
+		if ctx.Err() == nil {
+			return err
+		}
 	case <-ctx.Done():
 	}
 	cancel()

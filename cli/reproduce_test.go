@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +94,21 @@ func TestReproduceCommand(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errs, test.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want 2 and one line saying %q", test.args, code, errs, test.want)
 		}
+	}
+}
+
+// TestReproduceInterrupted: an interrupt stops reproduce with 130 and one
+// line saying where the finished experiments' files are, without a report.
+func TestReproduceInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	code := Main(ctx, []string{"reproduce", "002", "--out", dir}, "test", &out, &errb)
+	if code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted; the files of the experiments finished so far are in "+dir) {
+		t.Errorf("exit %d: %q", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err == nil {
+		t.Error("an interrupted reproduce wrote report.md")
 	}
 }

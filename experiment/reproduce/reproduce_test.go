@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -490,4 +491,19 @@ func TestGuideNumbers(t *testing.T) {
 		}
 	}
 	t.Logf("%d of the guide's %d rows checked against the report", checked, len(guide))
+}
+
+// TestSameBytesAnyCPUs: on one CPU the reproduction writes the same rows,
+// report and figures as on all of them.
+func TestSameBytesAnyCPUs(t *testing.T) {
+	whole, rep := cheapReport(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	one, _ := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test"})
+	for _, name := range append([]string{"report.md", "000-fig6.csv", "004-mixture.jsonl", "003-fig5.csv"}, svgs(rep.Figures)...) {
+		a, err1 := os.ReadFile(filepath.Join(whole, name))
+		b, err2 := os.ReadFile(filepath.Join(one, name))
+		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between GOMAXPROCS=%d and 1 (%v, %v)", name, runtime.NumCPU(), err1, err2)
+		}
+	}
 }
