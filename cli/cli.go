@@ -64,6 +64,8 @@ func Main(ctx context.Context, args []string, version string, stdout, stderr io.
 			return ExitOK
 		case "presets", "run", "sweep", "merge":
 			return app.headless(ctx, args)
+		case "reproduce":
+			return app.report(ctx, app.reproduceCommand(ctx, args[1:]))
 		case "help":
 			return app.report(ctx, app.help(ctx, args[1:]))
 		case "lesson":
@@ -293,8 +295,10 @@ func (a *app) command(ctx context.Context, args []string) error {
 		return a.execute(ctx, j)
 	case "merge":
 		return a.merge(ctx, args[1:])
+	case "reproduce":
+		return a.reproduceCommand(ctx, args[1:])
 	}
-	return experiment.Errorf("unknown command %q; commands: presets, run, sweep, merge", args[0])
+	return experiment.Errorf("unknown command %q; commands: presets, run, sweep, merge, reproduce", args[0])
 }
 
 // stoppedWhat says what a write stopped by Main's deadline left: the whole
@@ -386,6 +390,9 @@ type job struct {
 	shard *experiment.ShardHeader
 	part  experiment.Shard
 	evals []experiment.TrialResult
+
+	plot  plotFlag         // --plot FILE.svg: the figure, drawn after the rows
+	facts experiment.Facts // run: the facts on the prepared data (the plot's levels)
 }
 
 // prepare parses a run or sweep command line, builds and validates the
@@ -402,7 +409,15 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	}
 	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
 	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
+	plot := fs.String("plot", "", "also draw the figure of the rows as an SVG file (gonum/plot), for a slide")
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	pf := plotFlag{path: *plot}
+	if *plot == "" && sf.given("plot") {
+		return nil, experiment.Errorf("--plot \"\": give a file name ending in .svg")
+	}
+	if err := pf.check(*out); err != nil {
 		return nil, err
 	}
 	if *format == "" && sf.given("format") {
@@ -412,6 +427,9 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 		return nil, experiment.Errorf("--out \"\": give a file name, or - for standard output")
 	}
 	sharded := shard != nil && (*shard != "" || sf.given("shard"))
+	if sharded && pf.path != "" {
+		return nil, experiment.Errorf("--plot with --shard: a shard holds a part of the sweep; draw the figure from the merged table with fedscope sweep --plot")
+	}
 	if sharded && *format != "" && *format != "jsonl" {
 		return nil, experiment.Errorf("--format %s with --shard: a shard is written as JSON lines for fedscope merge; give --format to merge instead", *format)
 	}
@@ -429,7 +447,7 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	if err != nil {
 		return nil, err
 	}
-	j := &job{ctx: ctx, cmd: cmd, format: f}
+	j := &job{ctx: ctx, cmd: cmd, format: f, plot: pf}
 	switch {
 	case cmd == "run" && sc.IsSweep():
 		return nil, experiment.Errorf("preset %q is a sweep; run it with: fedscope sweep --preset %s", sc.Preset, sc.Preset)
@@ -513,7 +531,34 @@ func (a *app) execute(ctx context.Context, j *job) error {
 	if werr := j.finish(a, errors.Is(err, context.Canceled)); werr != nil || errors.Is(err, context.Canceled) {
 		return werr
 	}
+	if err == nil {
+		err = j.drawPlot()
+	}
 	return err
+}
+
+// drawPlot writes the --plot figure of a finished run or sweep: the charts
+// the family declares, drawn from the table's CSV rows.
+func (j *job) drawPlot() error {
+	if j.plot.path == "" {
+		return nil
+	}
+	var charts []experiment.Chart
+	var write func(io.Writer, experiment.Format) error
+	if j.run != nil {
+		charts, write = experiment.ChartsOfRun(j.sc, j.facts), j.run.Write
+	} else {
+		charts, write = experiment.ChartsOfSweep(j.sc), j.sweep.Write
+	}
+	panels, err := panelsOf(charts, write)
+	if err != nil {
+		return fmt.Errorf("--plot %s: %v", j.plot.path, err)
+	}
+	title := fmt.Sprintf("fedscope %s: %s", j.sc.Preset, j.facts.Summary)
+	if j.run == nil {
+		title = fmt.Sprintf("fedscope %s: %s", j.sc.Preset, j.sc.Summary())
+	}
+	return j.plot.write(title, panels)
 }
 
 // runRace is `fedscope run`: one row per (racer, round).
@@ -536,6 +581,7 @@ func (a *app) runRace(ctx context.Context, j *job) error {
 	}
 	if res.Racers != nil {
 		j.mu.Lock()
+		j.facts = res.Facts
 		a.describe(res.Facts, roundWarnings(j.run))
 		if j.format == experiment.JSONL {
 			j.run.Header = experiment.NewHeader(j.sc, res.Facts)
@@ -555,6 +601,9 @@ func (a *app) runRace(ctx context.Context, j *job) error {
 	}
 	for _, s := range j.sums {
 		fmt.Fprintf(a.stderr, "fedscope: summary: %s\n", s.Text)
+	}
+	if err := j.drawPlot(); err != nil {
+		return err
 	}
 	if failed := res.Failed(); len(failed) > 0 {
 		return errors.Join(failed...)

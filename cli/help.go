@@ -36,11 +36,11 @@ var commands = []commandDoc{
 			"started paused at step 1. PageDown (a presentation clicker) plays the step to its stop, and at the stop goes to the next step; " +
 			"PageUp goes back a step. Every explorer key still works. --list shows the built-in lessons; --check reads a file without opening it.", nil},
 	{"presets", "fedscope presets", "Lists the presets, one line each.", nil},
-	{"run", "fedscope run [--preset NAME] [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-]",
+	{"run", "fedscope run [--preset NAME] [--rounds N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-] [--plot FILE.svg]",
 		"Races a preset's algorithms without the explorer and writes one row per racer and round (round 0 is the start): " +
 			"the numbers the explorer draws for the same seed. How the data were prepared, notes and warnings go to standard error.",
 		func(p experiment.Preset) bool { return !p.Scenario().IsSweep() }},
-	{"sweep", "fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-] [--shard i/n]",
+	{"sweep", "fedscope sweep --preset NAME [--trials N] [--seed S] [--set key=value]... [--format csv|jsonl] [--out PATH|-] [--shard i/n] [--plot FILE.svg]",
 		"Runs a sweep preset: the swept key over its grid, every value on fresh data for each trial, " +
 			"and writes the mean and spread per value. Trials run on all cores; the output does not depend on their number. " +
 			"--shard i/n computes only every n-th evaluation (i = 0…n−1) as JSON lines, for machines that share a sweep; fedscope merge joins the shards.",
@@ -48,6 +48,12 @@ var commands = []commandDoc{
 	{"merge", "fedscope merge [--format csv|jsonl] [--out PATH|-] SHARD-FILE...",
 		"Joins the shards of one sweep (fedscope sweep --shard i/n, every i) into its table: byte for byte what the unsharded sweep writes. " +
 			"Shards of different scenarios, seeds or builds, missing or incomplete shards, and shards changed after writing (every line carries a digest) are refused.", nil},
+	{"reproduce", "fedscope reproduce [PAPER…|EXPERIMENT…|all] [--out DIR] [--quick] [--data DIR] [--shard i/n] · fedscope reproduce --merge [--out DIR] SHARD-DIR...",
+		"Re-runs every claim of the papers that fedscope covers and writes into DIR report.md — per claim the paper's number beside fedscope's, " +
+			"the tolerance, a verdict (reproduced, differs with the reason, not reproducible here) and the command that re-runs it — one SVG per figure, " +
+			"and the CSV (and JSON lines) of every run. PAPER is 000 … 004. A first look in under a minute: --quick. Table 3's pendigits row " +
+			"needs the directory of pendigits.scale and pendigits.scale.t: --data DIR. For several machines: --shard i/n makes every n-th " +
+			"experiment, and --merge joins the shards' directories into one report.", nil},
 	{"help", "fedscope help [TOPIC]", "Explains a command, a preset (its story, its --set keys and its explorer keys), the explorer's keys or the exit statuses.", nil},
 	{"version", "fedscope --version", "Prints the version.", nil},
 }
@@ -95,7 +101,14 @@ func (a *app) writeCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fs.VisitAll(func(f *flag.Flag) {
 			arg, usage := flagArgs[f.Name], f.Usage
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				arg = ""
+			}
+			if name == "reproduce" && f.Name == "out" {
+				arg = "DIR"
+			}
 			switch {
+			case arg == "" && f.DefValue == "false":
 			case name == "sweep" && f.Name == "preset":
 				usage += " (required: a sweep preset below)"
 			case f.DefValue != "" && f.DefValue != "0" && f.DefValue != "-1" && f.DefValue != "[]":
@@ -124,6 +137,7 @@ func (a *app) writeCommandHelp(w io.Writer, name string, fs *flag.FlagSet) {
 var flagArgs = map[string]string{
 	"preset": "NAME", "rounds": "N", "seed": "S", "set": "key=value", "trials": "N",
 	"format": "csv|jsonl", "out": "PATH|-", "shard": "i/n", "pace": "R|max", "theme": "dark|light|mono",
+	"plot": "FILE.svg", "data": "DIR",
 }
 
 // flagCount is the number of flags fs defines (0 for nil).

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"io/fs"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,7 +31,8 @@ type LessonFile struct {
 }
 
 // Lessons lists the built-in lessons of every family (the .md files of its
-// Lessons), in catalog order.
+// Lessons, in any folder; a lesson's name is its file's without .md), in
+// catalog order.
 func (c *Catalog) Lessons() []LessonFile {
 	var out []LessonFile
 	for _, f := range c.families {
@@ -38,15 +40,15 @@ func (c *Catalog) Lessons() []LessonFile {
 		if fsys == nil {
 			continue
 		}
-		names, err := fs.Glob(fsys, "*.md")
-		if err != nil {
-			continue
-		}
-		for _, name := range names {
-			if b, err := fs.ReadFile(fsys, name); err == nil {
-				out = append(out, LessonFile{Name: strings.TrimSuffix(name, ".md"), Source: b})
+		fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || path.Ext(p) != ".md" {
+				return nil
 			}
-		}
+			if b, err := fs.ReadFile(fsys, p); err == nil {
+				out = append(out, LessonFile{Name: strings.TrimSuffix(path.Base(p), ".md"), Source: b})
+			}
+			return nil
+		})
 	}
 	return out
 }

@@ -26,6 +26,9 @@ type Definition[C, D any] struct {
 	Sweeps  Sweeps[C]
 	// Lessons holds the family's built-in lessons, Markdown files of steps.
 	Lessons fs.FS
+	// Reproduce declares the paper's claims, the experiments that measure
+	// them and its figures, for `fedscope reproduce`; nil for none.
+	Reproduce *Reproduction
 }
 
 // Computation is what the engine needs from a family: its presets, its

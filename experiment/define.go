@@ -51,6 +51,9 @@ func (f *defined[C, D]) Paper() string     { return f.def.Paper }
 func (f *defined[C, D]) Presets() []Preset { return f.def.Compute.Presets() }
 func (f *defined[C, D]) Sweeps() Sweeper   { return f.sweeps }
 func (f *defined[C, D]) Lessons() fs.FS    { return f.def.Lessons }
+func (f *defined[C, D]) Reproduction() *Reproduction {
+	return f.def.Reproduce
+}
 func (f *defined[C, D]) Looks() map[string]int {
 	return f.def.Present.Looks()
 }

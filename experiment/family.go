@@ -51,6 +51,8 @@ type Family interface {
 	Looks() map[string]int
 	// Lessons is nil for a family without built-in lessons.
 	Lessons() fs.FS
+	// Reproduction is nil for a family that declares no claims.
+	Reproduction() *Reproduction
 }
 
 // Sweeper evaluates the sweep presets of a family (Family.Sweeps). A sweep

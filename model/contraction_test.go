@@ -73,33 +73,48 @@ func shiftedSet(rng *rand.Rand, n, d int, shift, scale float64) *datasets.Set {
 	return s
 }
 
+// ridgeCase is a small federation for the ridge tests that compare with a
+// dense eigen-solve: clients of the given sizes, shifted covariates, m
+// random features of bandwidth bw, and λ.
+type ridgeCase struct {
+	name    string
+	sizes   []int
+	shifts  []float64
+	m       int
+	bw, lam float64
+}
+
+// ridgeCases are primal and dual clients, contracting and not.
+var ridgeCases = []ridgeCase{
+	{"primal, contracting", []int{80, 120, 60}, []float64{0, 0.2, -0.1}, 12, 4, 1e-2},
+	{"primal, heterogeneous", []int{60, 60, 60, 60}, []float64{-1, 0, 1, 2}, 16, 2, 1e-4},
+	{"dual clients", []int{9, 14, 30}, []float64{0, 0.5, 0}, 20, 3, 1e-3},
+	{"dual, tiny λ", []int{6, 8, 7, 9}, []float64{0, 0, 0, 0}, 24, 1, 1e-6},
+}
+
+// build draws the case's clients (seeded) and their ridge statistics.
+func (test ridgeCase) build(t *testing.T) ([]*datasets.Set, *RFF, *Ridge) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var sets []*datasets.Set
+	for j, n := range test.sizes {
+		sets = append(sets, shiftedSet(rng, n, 4, test.shifts[j], 1+float64(j)))
+	}
+	fm := NewRFF(4, test.m, test.bw, 3)
+	r, err := NewRidge(sets, nil, fm, test.lam)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sets, fm, r
+}
+
 // TestContractionDense checks Υ (Lanczos in the H inner product) against a
 // dense eigen-solve of the explicit M×M error map, on primal and dual
 // clients, below and above 1.
 func TestContractionDense(t *testing.T) {
-	for _, test := range []struct {
-		name    string
-		sizes   []int
-		shifts  []float64
-		m       int
-		bw, lam float64
-	}{
-		{"primal, contracting", []int{80, 120, 60}, []float64{0, 0.2, -0.1}, 12, 4, 1e-2},
-		{"primal, heterogeneous", []int{60, 60, 60, 60}, []float64{-1, 0, 1, 2}, 16, 2, 1e-4},
-		{"dual clients", []int{9, 14, 30}, []float64{0, 0.5, 0}, 20, 3, 1e-3},
-		{"dual, tiny λ", []int{6, 8, 7, 9}, []float64{0, 0, 0, 0}, 24, 1, 1e-6},
-	} {
+	for _, test := range ridgeCases {
 		t.Run(test.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(7, 8))
-			var sets []*datasets.Set
-			for j, n := range test.sizes {
-				sets = append(sets, shiftedSet(rng, n, 4, test.shifts[j], 1+float64(j)))
-			}
-			fm := NewRFF(4, test.m, test.bw, 3)
-			r, err := NewRidge(sets, nil, fm, test.lam)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sets, fm, r := test.build(t)
 			want := denseContraction(sets, fm, test.lam)
 			got, steps := r.ContractionTol(1e-12)
 			if math.Abs(got-want) > 1e-8*math.Max(1, want) {

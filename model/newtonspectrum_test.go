@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"sort"
 	"testing"
 
@@ -71,29 +70,9 @@ func eigenvalues(a *mat.Dense) []float64 {
 // (μ_max − 1)/(μ_max + 1), the spectral radius of the dense I − ηAH, also
 // where the undamped Υ exceeds 1.
 func TestNewtonSpectrum(t *testing.T) {
-	for _, test := range []struct {
-		name    string
-		sizes   []int
-		shifts  []float64
-		m       int
-		bw, lam float64
-	}{
-		{"primal, contracting", []int{80, 120, 60}, []float64{0, 0.2, -0.1}, 12, 4, 1e-2},
-		{"primal, heterogeneous", []int{60, 60, 60, 60}, []float64{-1, 0, 1, 2}, 16, 2, 1e-4},
-		{"dual clients", []int{9, 14, 30}, []float64{0, 0.5, 0}, 20, 3, 1e-3},
-		{"dual, tiny λ", []int{6, 8, 7, 9}, []float64{0, 0, 0, 0}, 24, 1, 1e-6},
-	} {
+	for _, test := range ridgeCases {
 		t.Run(test.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(7, 8))
-			var sets []*datasets.Set
-			for j, n := range test.sizes {
-				sets = append(sets, shiftedSet(rng, n, 4, test.shifts[j], 1+float64(j)))
-			}
-			fm := NewRFF(4, test.m, test.bw, 3)
-			r, err := NewRidge(sets, nil, fm, test.lam)
-			if err != nil {
-				t.Fatal(err)
-			}
+			sets, fm, r := test.build(t)
 			ah := denseNewtonMap(sets, fm, test.lam)
 			ev := eigenvalues(ah)
 			lo, hi := ev[0], ev[len(ev)-1]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -304,5 +305,27 @@ func TestRunViewKeepsBothCharts(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestReadmePictureIsTheScreen: the README's first picture is the finished
+// paradox at 100×30, as the explorer draws it (a change of the screen
+// fails here until the README shows it).
+func TestReadmePictureIsTheScreen(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skipf("README not found: %v", err)
+	}
+	s := string(raw)
+	start := strings.Index(s, "```\nfedscope · paradox")
+	if start < 0 {
+		t.Fatal("the README has no picture of the paradox")
+	}
+	start += len("```\n")
+	end := strings.Index(s[start:], "\n```")
+	h := finished(t, "paradox")
+	h.size(100, 30)
+	if got := h.screen(); s[start:start+end] != got {
+		t.Errorf("the README's picture is not the screen at 100×30; the screen:\n%s", got)
 	}
 }

@@ -109,3 +109,33 @@ func withPanel(st styles, body, heading, text string, bw, pw, h int) string {
 	}
 	return b.String()
 }
+
+// stackCharts draws charts into a w×h box: all of them stacked (stacked),
+// else the selected one, the caption then saying how to see the others;
+// the first charts get the spare rows, the last draws the x axis's labels,
+// the others its line.
+func stackCharts(ids []int, selected int, stacked bool, w, h int, draw func(id, rows int, axis chart.XAxis, cycling bool) string) string {
+	if len(ids) == 0 {
+		return chart.FitBox("", w, h)
+	}
+	shown, cycling := ids, false
+	if !stacked {
+		i := selected % len(ids)
+		shown, cycling = ids[i:i+1], true
+	}
+	n := len(shown)
+	plot := h - stackRows(n)
+	var parts []string
+	for k, id := range shown {
+		rows := plot / n
+		if k < plot%n {
+			rows++
+		}
+		axis := chart.XLine
+		if k == n-1 {
+			axis = chart.XFull
+		}
+		parts = append(parts, draw(id, rows, axis, cycling))
+	}
+	return chart.FitBox(strings.Join(parts, "\n"), w, h)
+}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"math"
-	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -159,31 +158,11 @@ func (v *runView) stackNeed(w int) int {
 // charts draws the charts into a w×h box: stacked when they all fit, else
 // the one tab selects.
 func (v *runView) charts(w, h int) string {
-	ms := v.chartMetrics()
 	v.geoms = map[int]chart.Geom{}
-	if len(ms) == 0 {
-		return chart.FitBox("", w, h)
-	}
-	shown, cycling := ms, false
-	if !v.stacked(w, h) {
-		i := v.chart % len(ms)
-		shown, cycling = ms[i:i+1], true
-	}
-	n := len(shown)
-	plot := h - stackRows(n)
-	var parts []string
-	for k, m := range shown {
-		rows := plot / n
-		if k < plot%n {
-			rows++ // the first charts get the spare rows
-		}
-		axis := chart.XLine
-		if k == n-1 {
-			axis = chart.XFull
-		}
-		parts = append(parts, v.metricChart(m, w, rows, axis, cycling))
-	}
-	return chart.FitBox(strings.Join(parts, "\n"), w, h)
+	ms := v.chartMetrics()
+	return stackCharts(ms, v.chart, len(ms) == 0 || v.stacked(w, h), w, h, func(m, rows int, axis chart.XAxis, cycling bool) string {
+		return v.metricChart(m, w, rows, axis, cycling)
+	})
 }
 
 // resample samples a curve at `points` log-spaced values of its x metric

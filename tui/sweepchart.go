@@ -40,30 +40,9 @@ func (v *sweepView) stacked(h int) bool {
 // charts draws the sweep's charts stacked when they all keep minPlotRows
 // rows, else the one tab selects; the last carries the x axis.
 func (v *sweepView) charts(w, h int) string {
-	charted := v.charted()
-	if len(charted) == 0 {
-		return chart.FitBox("", w, h)
-	}
-	shown, cycling := charted, false
-	if !v.stacked(h) {
-		i := v.chart % len(charted)
-		shown, cycling = charted[i:i+1], true
-	}
-	n := len(shown)
-	plot := h - stackRows(n)
-	var parts []string
-	for k, mi := range shown {
-		rows := plot / n
-		if k < plot%n {
-			rows++
-		}
-		axis := chart.XLine
-		if k == n-1 {
-			axis = chart.XFull
-		}
-		parts = append(parts, v.metricChart(mi, w, rows, axis, cycling))
-	}
-	return chart.FitBox(strings.Join(parts, "\n"), w, h)
+	return stackCharts(v.charted(), v.chart, v.stacked(h), w, h, func(mi, rows int, axis chart.XAxis, cycling bool) string {
+		return v.metricChart(mi, w, rows, axis, cycling)
+	})
 }
 
 // metricChart draws one sweep metric: x the swept knob, y the trial mean of

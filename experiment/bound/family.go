@@ -18,11 +18,12 @@ import (
 
 // Family is paper 002's family.
 var Family = experiment.Define(experiment.Definition[Config, *Data]{
-	Name:    "bound",
-	Paper:   "002_180ceb86164b5329.txt (docs/papers.md §3)",
-	Compute: compute{},
-	Present: present{},
-	Lessons: lessons(),
+	Name:      "bound",
+	Paper:     "002_180ceb86164b5329.txt (docs/papers.md §3)",
+	Compute:   compute{},
+	Present:   present{},
+	Lessons:   lessons,
+	Reproduce: reproduction(),
 })
 
 // compute is what the engine runs (experiment.Computation), present what

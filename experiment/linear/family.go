@@ -12,12 +12,13 @@ import (
 
 // Family is paper 000's family.
 var Family = experiment.Define(experiment.Definition[Config, *model.Problem]{
-	Name:    "linear",
-	Paper:   "000_8dadcc9301cefdf4.txt (docs/papers.md §1)",
-	Compute: compute{},
-	Present: present{},
-	Sweeps:  sweeps{},
-	Lessons: lessons(),
+	Name:      "linear",
+	Paper:     "000_8dadcc9301cefdf4.txt (docs/papers.md §1)",
+	Compute:   compute{},
+	Present:   present{},
+	Sweeps:    sweeps{},
+	Lessons:   lessons,
+	Reproduce: reproduction(),
 })
 
 // compute is what the engine runs (experiment.Computation), present what

@@ -18,12 +18,13 @@ import (
 
 // Family is paper 001's family.
 var Family = experiment.Define(experiment.Definition[Config, *model.Federated]{
-	Name:    "lowrank",
-	Paper:   "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)",
-	Compute: compute{},
-	Present: present{},
-	Lessons: lessons(),
-	Sweeps:  sweeps{},
+	Name:      "lowrank",
+	Paper:     "001_7cbbc8d4aab6065c.txt (docs/papers.md §2)",
+	Compute:   compute{},
+	Present:   present{},
+	Lessons:   lessons,
+	Reproduce: reproduction(),
+	Sweeps:    sweeps{},
 })
 
 // compute is what the engine runs (experiment.Computation), present what
@@ -93,20 +94,20 @@ func (compute) Presets() []experiment.Preset {
 // and 40, S = 200, step 1/L1, φ = 100, τ = 1, against FedAvg with b = 10
 // local SGD steps; 250 epochs (enough for r = 40: r + 1 + S = 241).
 func lowRank() experiment.Scenario {
-	return experiment.Scenario{
-		Family: Family,
-		Rounds: 250,
-		Seed:   1,
-		Config: Config{Clients: 100, Samples: 50, Dim: 5, Server: 40, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
-			Epsilon: 1e-4,
-			Racers: []experiment.RacerSpec{
-				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 3}}},
-				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 5}}},
-				{Kind: KindFedLRGD},
-				{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 40}}},
-				{Kind: KindFedAvg},
-			}},
-	}
+	return experiment.Scenario{Family: Family, Rounds: 250, Seed: 1, Config: lowRankConfig()}
+}
+
+// lowRankConfig is the configuration of the lowrank preset.
+func lowRankConfig() Config {
+	return Config{Clients: 100, Samples: 50, Dim: 5, Server: 40, LocalSteps: 10, Rank: 10, Iters: 200, Phi: 100, Mu: 0.1,
+		Epsilon: 1e-4,
+		Racers: []experiment.RacerSpec{
+			{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 3}}},
+			{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 5}}},
+			{Kind: KindFedLRGD},
+			{Kind: KindFedLRGD, Opts: []experiment.RacerOpt{{Key: "r", Value: 40}}},
+			{Kind: KindFedAvg},
+		}}
 }
 
 // Knobs implements experiment.Computation.

@@ -16,11 +16,12 @@ import (
 
 // Family is paper 004's family.
 var Family = experiment.Define(experiment.Definition[Config, *model.Mixture]{
-	Name:    "mixture",
-	Paper:   "004_af561a7097fa151a.txt (docs/papers.md §5)",
-	Compute: compute{},
-	Present: present{},
-	Lessons: lessons(),
+	Name:      "mixture",
+	Paper:     "004_af561a7097fa151a.txt (docs/papers.md §5)",
+	Compute:   compute{},
+	Present:   present{},
+	Lessons:   lessons,
+	Reproduce: reproduction(),
 })
 
 // compute is what the engine runs (experiment.Computation), present what

@@ -13,12 +13,13 @@ import (
 
 // Family is paper 003's family.
 var Family = experiment.Define(experiment.Definition[Config, *Prepared]{
-	Name:    "newton",
-	Paper:   "003_e9274c8da9a67e14.txt (docs/papers.md §4)",
-	Compute: compute{},
-	Present: present{},
-	Lessons: lessons(),
-	Sweeps:  sweeps{},
+	Name:      "newton",
+	Paper:     "003_e9274c8da9a67e14.txt (docs/papers.md §4)",
+	Compute:   compute{},
+	Present:   present{},
+	Lessons:   lessons,
+	Reproduce: reproduction(),
+	Sweeps:    sweeps{},
 })
 
 // compute is what the engine runs (experiment.Computation), present what

@@ -1,18 +1,8 @@
 package newton
 
-import (
-	"embed"
-	"io/fs"
-)
+import "embed"
 
+// lessons are the family's built-in lessons, the Markdown files of lessons/.
+//
 //go:embed lessons/*.md
-var lessonFiles embed.FS
-
-// lessons are the family's built-in lessons (the .md files of lessons/).
-func lessons() fs.FS {
-	sub, err := fs.Sub(lessonFiles, "lessons")
-	if err != nil {
-		panic("newton: " + err.Error()) // the embed pattern guarantees the folder
-	}
-	return sub
-}
+var lessons embed.FS
