@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -395,6 +396,58 @@ type job struct {
 	facts experiment.Facts // run: the facts on the prepared data (the plot's levels)
 }
 
+// jobFlags are the flags of run and sweep beyond the scenario's: where
+// and how the rows go, and (sweep only) trials and shard.
+type jobFlags struct {
+	format, out, plot *string
+	trials, shard     *string // nil for run
+}
+
+func registerJobFlags(fs *flag.FlagSet, cmd string) jobFlags {
+	var jf jobFlags
+	if cmd == "sweep" {
+		jf.trials = fs.String("trials", "", "trials per swept value (default: the preset's)")
+		jf.shard = fs.String("shard", "", "compute only shard i of n (0 ≤ i < n) of the (value, trial) grid, as JSON lines for fedscope merge")
+	}
+	jf.format = fs.String("format", "", "output format (default: from the --out extension, else csv)")
+	jf.out = fs.String("out", "", "write to a file instead of standard output (- is standard output)")
+	jf.plot = fs.String("plot", "", "also draw the figure of the rows as an SVG file (gonum/plot), for a slide")
+	return jf
+}
+
+// sharded reports whether a sweep writes a shard (--shard given).
+func (jf jobFlags) sharded(sf *scenarioFlags) bool {
+	return jf.shard != nil && (*jf.shard != "" || sf.given("shard"))
+}
+
+// outputs refuses contradictory output flags and gives the format and the
+// figure to draw.
+func (jf jobFlags) outputs(sf *scenarioFlags) (experiment.Format, plotFlag, error) {
+	pf := plotFlag{path: *jf.plot}
+	switch {
+	case *jf.plot == "" && sf.given("plot"):
+		return 0, pf, experiment.Errorf("--plot \"\": give a file name ending in .svg")
+	case *jf.format == "" && sf.given("format"):
+		return 0, pf, experiment.Errorf("--format \"\": allowed formats are csv and jsonl")
+	case *jf.out == "" && sf.given("out"):
+		return 0, pf, experiment.Errorf("--out \"\": give a file name, or - for standard output")
+	}
+	if err := pf.check(*jf.out); err != nil {
+		return 0, pf, err
+	}
+	if jf.sharded(sf) {
+		if pf.path != "" {
+			return 0, pf, experiment.Errorf("--plot with --shard: a shard holds a part of the sweep; draw the figure from the merged table with fedscope sweep --plot")
+		}
+		if *jf.format != "" && *jf.format != "jsonl" {
+			return 0, pf, experiment.Errorf("--format %s with --shard: a shard is written as JSON lines for fedscope merge; give --format to merge instead", *jf.format)
+		}
+		return experiment.JSONL, pf, nil // whatever the --out extension
+	}
+	f, err := output.FormatFor(*jf.format, *jf.out)
+	return f, pf, err
+}
+
 // prepare parses a run or sweep command line, builds and validates the
 // scenario, decides the format and opens the output target: everything
 // that can be refused is refused here, before any work.
@@ -402,41 +455,11 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	fs := newFlagSet(cmd)
 	var sf scenarioFlags
 	sf.register(fs)
-	var trials, shard *string
-	if cmd == "sweep" {
-		trials = fs.String("trials", "", "trials per swept value (default: the preset's)")
-		shard = fs.String("shard", "", "compute only shard i of n (0 ≤ i < n) of the (value, trial) grid, as JSON lines for fedscope merge")
-	}
-	format := fs.String("format", "", "output format (default: from the --out extension, else csv)")
-	out := fs.String("out", "", "write to a file instead of standard output (- is standard output)")
-	plot := fs.String("plot", "", "also draw the figure of the rows as an SVG file (gonum/plot), for a slide")
+	jf := registerJobFlags(fs, cmd)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
-	pf := plotFlag{path: *plot}
-	if *plot == "" && sf.given("plot") {
-		return nil, experiment.Errorf("--plot \"\": give a file name ending in .svg")
-	}
-	if err := pf.check(*out); err != nil {
-		return nil, err
-	}
-	if *format == "" && sf.given("format") {
-		return nil, experiment.Errorf("--format \"\": allowed formats are csv and jsonl")
-	}
-	if *out == "" && sf.given("out") {
-		return nil, experiment.Errorf("--out \"\": give a file name, or - for standard output")
-	}
-	sharded := shard != nil && (*shard != "" || sf.given("shard"))
-	if sharded && pf.path != "" {
-		return nil, experiment.Errorf("--plot with --shard: a shard holds a part of the sweep; draw the figure from the merged table with fedscope sweep --plot")
-	}
-	if sharded && *format != "" && *format != "jsonl" {
-		return nil, experiment.Errorf("--format %s with --shard: a shard is written as JSON lines for fedscope merge; give --format to merge instead", *format)
-	}
-	f, err := output.FormatFor(*format, *out)
-	if sharded {
-		f, err = experiment.JSONL, nil // whatever the --out extension
-	}
+	f, pf, err := jf.outputs(&sf)
 	if err != nil {
 		return nil, err
 	}
@@ -456,42 +479,54 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	case !sc.IsSweep():
 		return nil, experiment.Errorf("preset %q is not a sweep; sweep presets: %s", sc.Preset, strings.Join(a.catalog.SweepPresetNames(), ", "))
 	default:
-		n := 0
-		if sf.given("trials") {
-			if n, err = experiment.ParseWhole(strings.TrimSpace(*trials), 1, experiment.MaxTrials); err != nil {
-				return nil, experiment.Errorf("--trials %q: %v", *trials, err)
-			}
-			sc.Trials = n
-		}
-		if err := sc.Validate(); err != nil {
+		if err := j.prepareSweep(&sc, &sf, jf); err != nil {
 			return nil, err
-		}
-		if j.sweep, err = experiment.NewSweepTable(sc); err != nil {
-			return nil, err
-		}
-		if sharded {
-			sh, err := experiment.ParseShard(*shard)
-			if err != nil {
-				return nil, err
-			}
-			build, err := buildFingerprint()
-			if err != nil {
-				return nil, err
-			}
-			if j.shard, err = experiment.NewShardHeader(sc, sh, buildVersion(), build, sf.shardArgs(n)); err != nil {
-				return nil, err
-			}
-			j.part = sh
 		}
 	}
 	j.sc = sc
-	if j.target, err = output.Open(ctx, *out, output.Options{Stdout: a.stdout, Inputs: sc.InputFiles()}); err != nil {
+	if j.target, err = output.Open(ctx, *jf.out, output.Options{Stdout: a.stdout, Inputs: sc.InputFiles()}); err != nil {
 		if ctx.Err() != nil { // interrupted while waiting for a FIFO's reader
 			return nil, errInterrupted{what: " while waiting for a reader of --out"}
 		}
 		return nil, err
 	}
 	return j, nil
+}
+
+// prepareSweep reads --trials into the scenario, validates it and makes
+// the sweep's table, or with --shard the shard's header.
+func (j *job) prepareSweep(sc *experiment.Scenario, sf *scenarioFlags, jf jobFlags) error {
+	n := 0
+	if sf.given("trials") {
+		var err error
+		if n, err = experiment.ParseWhole(strings.TrimSpace(*jf.trials), 1, experiment.MaxTrials); err != nil {
+			return experiment.Errorf("--trials %q: %v", *jf.trials, err)
+		}
+		sc.Trials = n
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	var err error
+	if j.sweep, err = experiment.NewSweepTable(*sc); err != nil {
+		return err
+	}
+	if !jf.sharded(sf) {
+		return nil
+	}
+	sh, err := experiment.ParseShard(*jf.shard)
+	if err != nil {
+		return err
+	}
+	build, err := buildFingerprint()
+	if err != nil {
+		return err
+	}
+	if j.shard, err = experiment.NewShardHeader(*sc, sh, buildVersion(), build, sf.shardArgs(n)); err != nil {
+		return err
+	}
+	j.part = sh
+	return nil
 }
 
 // execute runs a prepared job and writes its rows. An interrupted job
