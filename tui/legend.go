@@ -74,7 +74,9 @@ func newTableLayout(header []string, rows []legendRow) tableLayout {
 	}
 	t.colW = make([]int, len(header))
 	for j, h := range header {
-		t.colW[j] = ansi.StringWidth(h)
+		// Room for any value formatValue writes, so that the columns (and
+		// whether racers go two to a line) stay put as the values change.
+		t.colW[j] = max(ansi.StringWidth(h), valueWidth)
 		for _, r := range rows {
 			if j < len(r.values) {
 				t.colW[j] = max(t.colW[j], ansi.StringWidth(r.values[j]))
@@ -131,8 +133,10 @@ const summaryReserve = 30
 // label, its values at the cursor's round (3 significant digits), and, once
 // the run is done and shown to its end, the family's summary of it; a
 // hidden racer is dimmed. Its height never changes during a run, so that the
-// charts keep their size.
-func (r *race) readout(w int, metrics []int) []string {
+// charts keep their size. A tight readout plans no room for the summary, so
+// that racers go two to a line where they fit (the summary then shows only
+// where it still fits beside them).
+func (r *race) readout(w int, metrics []int, tight bool) []string {
 	t := r.cursorRound()
 	var header []string
 	for _, m := range metrics {
@@ -170,11 +174,15 @@ func (r *race) readout(w int, metrics []int) []string {
 		rows[i] = row
 	}
 	reserve := 0
-	if r.summarizes() {
+	if r.summarizes() && !tight {
 		reserve = summaryReserve
 	}
 	return legendTable(r.c.styles, header, rows, reserve, w)
 }
+
+// valueWidth is the widest value formatValue writes for a non-negative
+// number: 1.20e-5, 1234567.
+const valueWidth = 7
 
 // formatValue writes a value with 3 significant digits: 0.0448, 8.31e-3, 12.5.
 func formatValue(v float64) string {

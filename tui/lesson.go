@@ -70,6 +70,7 @@ func (l *lessonRun) explain(out *layout) {
 	out.panel = fmt.Sprintf("Step %d/%d · %s", l.step+1, len(l.lesson.Steps), s.Title)
 	out.story = s.Text
 	out.caption = s.Title + " — " + s.Text
+	out.short = s.Text // the status line names the step
 	out.capLines = 4
 	out.keepCap = true
 }

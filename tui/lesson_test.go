@@ -206,3 +206,47 @@ func TestYCarriesTheWholeView(t *testing.T) {
 		t.Errorf("in a lesson, y wrote %q", got)
 	}
 }
+
+// TestLessonKeepsEveryChartAtTalkSize: at 80×24 and 100×30, every step of
+// every built-in lesson shows its sentences and all of its charts at once,
+// at round 0 and at the step's stop (when the warnings of the run have
+// come) — a class cannot press tab to find the second chart. The cluster
+// view is the exception at 80×24: its grid and charts take turns there.
+func TestLessonKeepsEveryChartAtTalkSize(t *testing.T) {
+	for _, f := range catalog.Lessons() {
+		l := resolveLesson(t, f)
+		for _, size := range [][2]int{{80, 24}, {100, 30}} {
+			for k := range l.Steps {
+				h := newHarness(t, l.Steps[k].Scenario, WithLesson(l, k+1), WithSweepRunner(fakeSweep), WithPace(50)).start()
+				h.size(size[0], size[1])
+				h.tick(frameInterval)
+				check := func(when string) {
+					t.Helper()
+					screen := h.screen()
+					_, cluster := h.m.v.(*clusterView)
+					if strings.Contains(screen, "next chart (") && !(cluster && size[0] < 100) {
+						t.Errorf("%s step %d at %dx%d, %s: one chart at a time:\n%s", f.Name, k+1, size[0], size[1], when, screen)
+					}
+					if v, ok := h.m.v.(*runView); ok {
+						for m, g := range v.geoms {
+							if !g.OK || g.Rows < minPlotRows {
+								t.Errorf("%s step %d at %dx%d, %s: chart of metric %d has %d plot rows, want ≥ %d:\n%s", f.Name, k+1, size[0], size[1], when, m, g.Rows, minPlotRows, screen)
+							}
+						}
+					}
+					if !strings.Contains(strings.Join(strings.Fields(screen), " "), firstWords(l.Steps[k].Text, 4)) {
+						t.Errorf("%s step %d at %dx%d, %s: the step's text is not on screen:\n%s", f.Name, k+1, size[0], size[1], when, screen)
+					}
+				}
+				check("at its start")
+				if r := h.m.v.playback(); r != nil && !r.holding() {
+					h.key("pgdown")
+					for i := 0; i < 400 && !(r.holding() && r.paused); i++ {
+						h.tick(100 * frameInterval)
+					}
+					check("at its stop")
+				}
+			}
+		}
+	}
+}

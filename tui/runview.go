@@ -106,7 +106,8 @@ func (v *runView) draw() string {
 func (v *runView) layout(body func(w, h int) string) layout {
 	_, acts := v.help()
 	l := layout{title: v.title(), body: body, minBody: v.minBody(), messages: v.messages(), status: v.statusText(), acts: acts, globals: v.c.globals,
-		legend: func(w int) []string { return v.readout(w, v.chartMetrics()) }}
+		legend: func(w int) []string { return v.readout(w, v.chartMetrics(), false) },
+		tight:  func(w int) []string { return v.readout(w, v.chartMetrics(), true) }}
 	v.c.explain(&l, v.sc)
 	return l
 }
@@ -138,7 +139,12 @@ func (v *runView) minBody() int {
 func (v *runView) bodyRows() int { return v.h - 4 - len(v.table.Labels) }
 
 // stacked reports whether all charts fit a body of h rows.
-func (v *runView) stacked(w, h int) bool { return len(v.chartMetrics()) <= 1 || h >= v.stackNeed(w) }
+func (v *runView) stacked(w, h int) bool { return v.stacking(w, h) != oneAtATime }
+
+// stacking is how the charts share a w×h body.
+func (v *runView) stacking(w, h int) stacking {
+	return stackingFor(len(v.chartMetrics()), v.stackNeed(w), h)
+}
 
 // stackNeed is the rows the charts need stacked in w columns, each with
 // minPlotRows plot rows under its caption and notes (which wrap on a
@@ -160,7 +166,7 @@ func (v *runView) stackNeed(w int) int {
 func (v *runView) charts(w, h int) string {
 	v.geoms = map[int]chart.Geom{}
 	ms := v.chartMetrics()
-	return stackCharts(ms, v.chart, len(ms) == 0 || v.stacked(w, h), w, h, func(m, rows int, axis chart.XAxis, cycling bool) string {
+	return stackCharts(ms, v.chart, v.stacking(w, h), w, h, func(m, rows int, axis chart.XAxis, cycling bool) string {
 		return v.metricChart(m, w, rows, axis, cycling)
 	})
 }

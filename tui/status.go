@@ -19,11 +19,17 @@ func (r *race) title() string {
 }
 
 // statusText says where the race is: the lesson step, the rounds revealed
-// (counted for the slowest racer), the pace, the state and the seed.
+// (counted for the slowest racer), the pace, the state and the seed. In a
+// lesson the state, with the key that moves on, comes before the round, so
+// that a narrow screen cuts the round rather than the instruction.
 func (r *race) statusText() string {
 	var parts []string
 	if s := r.c.lessonStatus(); s != "" {
 		parts = append(parts, s)
+	}
+	state := r.stateText()
+	if r.c.lesson != nil && state != "" {
+		parts = append(parts, state)
 	}
 	switch {
 	case r.state == statePreparing:
@@ -44,15 +50,14 @@ func (r *race) statusText() string {
 			parts = append(parts, fmt.Sprintf("cursor %d", r.roundAt(r.cursor)))
 		}
 	}
-	if r.c.lesson == nil {
-		parts = append(parts, paceName(r.pace)+" rounds/s")
+	if r.c.lesson != nil {
+		return strings.Join(parts, " · ")
 	}
-	if s := r.stateText(); s != "" {
-		parts = append(parts, s)
+	parts = append(parts, paceName(r.pace)+" rounds/s")
+	if state != "" {
+		parts = append(parts, state)
 	}
-	if r.c.lesson == nil {
-		parts = append(parts, "seed "+strconv.FormatUint(r.sc.Seed, 10))
-	}
+	parts = append(parts, "seed "+strconv.FormatUint(r.sc.Seed, 10))
 	return strings.Join(parts, " · ")
 }
 

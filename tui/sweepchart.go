@@ -22,10 +22,16 @@ func (v *sweepView) charted() []int {
 	return out
 }
 
-// minBody is the body height that keeps every chart readable.
+// minBody is the body height that keeps every chart readable: minPlotRows
+// plot rows each under its caption (which may wrap to a second line).
 func (v *sweepView) minBody() int {
-	n := len(v.charted())
-	return stackRows(n) + n*minPlotRows
+	ms := v.charted()
+	need := stackRows(len(ms)) + len(ms)*minPlotRows
+	for _, mi := range ms {
+		var scratch chart.Spec
+		need += len(v.captionOf(mi, v.w, false, &scratch)) - 1
+	}
+	return need
 }
 
 // bodyRows estimates the rows the body gets (for keys that depend on it).
@@ -33,14 +39,13 @@ func (v *sweepView) bodyRows() int { return v.h - 5 - len(v.table.Labels) }
 
 // stacked reports whether all charts fit a body of h rows.
 func (v *sweepView) stacked(h int) bool {
-	n := len(v.charted())
-	return n <= 1 || h >= v.minBody()
+	return stackingFor(len(v.charted()), v.minBody(), h) != oneAtATime
 }
 
 // charts draws the sweep's charts stacked when they all keep minPlotRows
 // rows, else the one tab selects; the last carries the x axis.
 func (v *sweepView) charts(w, h int) string {
-	return stackCharts(v.charted(), v.chart, v.stacked(h), w, h, func(mi, rows int, axis chart.XAxis, cycling bool) string {
+	return stackCharts(v.charted(), v.chart, stackingFor(len(v.charted()), v.minBody(), h), w, h, func(mi, rows int, axis chart.XAxis, cycling bool) string {
 		return v.metricChart(mi, w, rows, axis, cycling)
 	})
 }
@@ -68,6 +73,23 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 			spec.Overlays = append(spec.Overlays, chart.Series{Values: fillGaps(v.means(r, spread), v.c.logY), Glyph: spreadGlyph, Color: st.racerColor(l), Racer: -1})
 		}
 	}
+	lines := v.captionOf(mi, w, cycling, &spec)
+	extra := min(len(lines)-1, rows-2)
+	lines = lines[:1+max(extra, 0)]
+	spec.Height -= max(extra, 0)
+	out, _ := chart.Draw(spec)
+	return strings.Join(lines, "\n") + "\n" + out
+}
+
+// captionOf is a sweep chart's caption: its title and modes, then what its
+// reference level, spread, marks and theory curves are — in full when they
+// take at most one line of their own, else their first clauses (? has them
+// in full). It adds the levels, marks and theory curves to spec.
+func (v *sweepView) captionOf(mi, w int, cycling bool, spec *chart.Spec) []string {
+	st := v.c.styles
+	t := v.table
+	metric := t.Metrics[mi]
+	spread := slices.IndexFunc(t.Metrics, func(m experiment.SweepMetric) bool { return metric.Spread != "" && m.Name == metric.Spread })
 	var notes, short []string
 	add := func(long, brief string) { notes, short = append(notes, long), append(short, brief) }
 	if !math.IsNaN(metric.Ref) {
@@ -82,21 +104,15 @@ func (v *sweepView) metricChart(mi, w, rows int, axis chart.XAxis, cycling bool)
 		add(fmt.Sprintf("%c %s", chart.MarkGlyph, mk.Note), fmt.Sprintf("%c %s", chart.MarkGlyph, firstClause(mk.Note)))
 	}
 	if v.c.theory {
-		long, brief := v.theory(&spec, metric)
+		long, brief := v.theory(spec, metric)
 		notes, short = append(notes, long...), append(short, brief...)
 	}
 	tail := v.modes(cycling)
-	// The notes in full when they take at most one line of their own,
-	// else their first clauses (? has them in full).
 	lines := captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, notes, w, true)
 	if len(lines) > 2 {
 		lines = captionLines(st, [2]string{metric.Caption + tail, metric.Name + tail}, short, w, true)
 	}
-	extra := min(len(lines)-1, rows-2)
-	lines = lines[:1+max(extra, 0)]
-	spec.Height -= max(extra, 0)
-	out, _ := chart.Draw(spec)
-	return strings.Join(lines, "\n") + "\n" + out
+	return lines
 }
 
 // modes is what a sweep chart's caption says of what the chart shows now:

@@ -15,8 +15,9 @@ import (
 // legend reads every curve's charted means at the cursor's grid value (the
 // last value while the cursor is off): glyph, number, label and values in
 // aligned columns — a curve hidden under another's glyphs is read here; a
-// curve without any value yet says so.
-func (v *sweepView) legend(w int) []string {
+// curve without any value yet says so. A tight legend plans no room for
+// notes, so that curves go two to a line where they fit.
+func (v *sweepView) legend(w int, tight bool) []string {
 	t := v.table
 	at := v.cursorIndex()
 	var header []string
@@ -47,7 +48,11 @@ func (v *sweepView) legend(w int) []string {
 		}
 		rows[i] = row
 	}
-	return legendTable(v.c.styles, header, rows, 12, w)
+	reserve := 12
+	if tight {
+		reserve = 0
+	}
+	return legendTable(v.c.styles, header, rows, reserve, w)
 }
 
 // cursorIndex is the grid index the legend reads: the cursor's, or the
@@ -104,9 +109,15 @@ func (v *sweepView) statusText() string {
 	if v.paused && v.state == stateRunning {
 		state = "paused · space resumes"
 	}
+	if v.state == stateDone {
+		// The count too: a short screen drops the progress bar once done.
+		state = fmt.Sprintf("done: %d/%d", v.table.Done(), v.table.Total())
+	}
 	var parts []string
 	if s := v.c.lessonStatus(); s != "" {
-		parts = append(parts, s)
+		// In a lesson the state comes first: a narrow screen cuts the
+		// values read, not whether the sweep is done.
+		parts = append(parts, s, state)
 	}
 	if len(v.table.Grid) > 0 {
 		at := fmt.Sprintf("reading %s=%s", v.sc.Sweep.Knob, experiment.FormatFloat(v.table.Grid[v.cursorIndex()]))
@@ -115,7 +126,10 @@ func (v *sweepView) statusText() string {
 		}
 		parts = append(parts, at) // first: it is what the legend reads
 	}
-	parts = append(parts, state, "seed "+strconv.FormatUint(v.sc.Seed, 10))
+	if v.c.lesson == nil {
+		parts = append(parts, state)
+	}
+	parts = append(parts, "seed "+strconv.FormatUint(v.sc.Seed, 10))
 	if fe := v.sc.Get("fed_error"); fe != "" {
 		parts = append(parts, "fed error: "+fe)
 	}

@@ -261,7 +261,8 @@ func (v *sweepView) draw() string {
 	_, acts := v.help()
 	l := layout{title: st.title.Render("fedscope · "+v.sc.Preset) + "  " + st.summary.Render(v.sc.Summary()),
 		body: v.charts, minBody: v.minBody(), messages: v.messages(), status: v.statusText(), acts: acts, globals: v.c.globals,
-		legend: func(w int) []string { return append(v.legend(w), v.progressLine(w)) }}
+		legend: func(w int) []string { return append(v.legend(w, false), v.progressLine(w)) },
+		tight:  v.tightLegend}
 	v.c.explain(&l, v.sc)
 	return l.render(st, v.w, v.h)
 }
@@ -308,4 +309,15 @@ func waitForTrials(ch <-chan tea.Msg) tea.Cmd {
 				return trialsMsg{runID: runID, results: results, tail: tail}
 			})
 	}
+}
+
+// tightLegend is the legend of a short screen: curves two to a line where
+// they fit, and the progress bar only while trials remain (the status line
+// says done).
+func (v *sweepView) tightLegend(w int) []string {
+	lines := v.legend(w, true)
+	if v.state != stateDone {
+		lines = append(lines, v.progressLine(w))
+	}
+	return lines
 }

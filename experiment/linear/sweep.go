@@ -65,7 +65,7 @@ func fedGainMetrics(sc experiment.Scenario, c Config) ([]experiment.SweepMetric,
 		if c.Squared {
 			fg = "FG² (ratio of squared errors)"
 		}
-		caption := fg + ", " + who + ", mean over trials"
+		caption := fg + ", " + who + ", trial mean"
 		if c.RatioOfMeans {
 			caption = fg + ", " + who + ", ratio of trial-averaged errors"
 		}
