@@ -101,78 +101,122 @@ func (v *visitor) visit(i int, u []float64) {
 // §7). Client i samples with its own stream, so the run is deterministic
 // in the seed. Every local iterate is shown to the visitor.
 func fedAvg(ctx context.Context, d *Data, s Setting, rounds int, seed uint64) (Trace, error) {
-	m := len(d.Clients)
 	tr := Trace{Setting: s}
-	vis := newVisitor(d, !s.Full)
-	rngs := make([]*rand.Rand, m)
-	for i := range rngs {
-		rngs[i] = rand.New(rand.NewPCG(seed, samplingStream+uint64(i)))
-	}
-	eta, tau := s.Eta, s.Tau
-	x := make([]float64, dim)
-	u := make([][]float64, m)
-	for i := range u {
-		u[i] = make([]float64, dim)
-	}
-	xbar, g := make([]float64, dim), make([]float64, dim)
-	var sum float64 // Σ of F(x̄^(s,k)) − F* so far
+	run := newFedAvgRun(d, s, seed)
 	for t := 1; t <= rounds; t++ {
 		if err := ctx.Err(); err != nil {
 			return tr, err
 		}
-		for i := range u {
-			copy(u[i], x)
-			vis.visit(i, u[i])
-		}
-		drift := 0.0
-		for k := 1; k <= tau; k++ {
-			for i := range d.Clients {
-				c := &d.Clients[i]
-				if s.Full {
-					c.GradTo(g, u[i])
-					for a := range g {
-						u[i][a] -= eta * g[a]
-					}
-				} else {
-					j := rngs[i].IntN(len(c.Y))
-					row := c.X[j*dim : (j+1)*dim]
-					r := 2 * eta * (dot(row, u[i]) - c.Y[j])
-					for a := range row {
-						u[i][a] -= r * row[a]
-					}
-				}
-				vis.visit(i, u[i])
-			}
-			clear(xbar)
-			for i := range u {
-				for a := range xbar {
-					xbar[a] += u[i][a] / float64(m)
-				}
-			}
-			var dr float64
-			for i := range u {
-				for a := range xbar {
-					e := u[i][a] - xbar[a]
-					dr += e * e / float64(m)
-				}
-			}
-			drift = math.Max(drift, dr)
-			sum += d.F(xbar) - d.FStar
-		}
-		copy(x, xbar)
-		if !finite(x) || !(math.Abs(sum) < 1e300) {
-			limit, of := 1/d.MaxRowSq, "the single-sample steps"
-			if s.Full {
-				limit, of = 2/d.L, "the local full-gradient steps"
-			}
-			tr.Err = &algorithms.DivergedError{Round: t, Eta: eta, Limit: limit, Of: of}
+		drift := run.round()
+		if !finite(run.x) || !(math.Abs(run.sum) < 1e300) {
+			tr.Err = diverged(d, s, t)
 			return tr, nil
 		}
+		x := run.x
 		tr.Rounds = append(tr.Rounds, round{index: t, x: append([]float64(nil), x...), subopt: d.F(x) - d.FStar,
-			avg: sum / float64(tau*t), drift: drift, accuracy: d.accuracy(x)})
+			avg: run.sum / float64(s.Tau*t), drift: drift, accuracy: d.accuracy(x)})
 	}
-	tr.Seen = vis.seen
+	tr.Seen = run.vis.seen
 	return tr, nil
+}
+
+// fedAvgRun is one FedAvg run's state between rounds, kept together so a
+// round and a client's local step can each be a method.
+type fedAvgRun struct {
+	d    *Data
+	s    Setting
+	vis  *visitor
+	rngs []*rand.Rand // client i's sampling stream
+	x    []float64    // x⁽ᵗ⁾
+	u    [][]float64  // client i's local iterate x_i^(t,k)
+	xbar []float64    // the shadow average x̄^(t,k)
+	g    []float64    // scratch for a full gradient
+	sum  float64      // Σ of F(x̄^(s,k)) − F* so far
+}
+
+func newFedAvgRun(d *Data, s Setting, seed uint64) *fedAvgRun {
+	m := len(d.Clients)
+	run := &fedAvgRun{d: d, s: s, vis: newVisitor(d, !s.Full), rngs: make([]*rand.Rand, m),
+		x: make([]float64, dim), u: make([][]float64, m), xbar: make([]float64, dim), g: make([]float64, dim)}
+	for i := range run.rngs {
+		run.rngs[i] = rand.New(rand.NewPCG(seed, samplingStream+uint64(i)))
+	}
+	for i := range run.u {
+		run.u[i] = make([]float64, dim)
+	}
+	return run
+}
+
+// round runs one round from x⁽ᵗ⁾: τ local steps on every client, the
+// shadow average measured after each, and x⁽ᵗ⁺¹⁾ = x̄^(t,τ). It returns
+// the round's largest drift.
+func (run *fedAvgRun) round() float64 {
+	d := run.d
+	for i := range run.u {
+		copy(run.u[i], run.x)
+		run.vis.visit(i, run.u[i])
+	}
+	drift := 0.0
+	for k := 1; k <= run.s.Tau; k++ {
+		for i := range d.Clients {
+			run.localStep(i)
+			run.vis.visit(i, run.u[i])
+		}
+		drift = math.Max(drift, run.shadowAverage())
+		run.sum += d.F(run.xbar) - d.FStar
+	}
+	copy(run.x, run.xbar)
+	return drift
+}
+
+// localStep takes client i's step x ← x − η g_i(x), with its full gradient
+// or one sampled point's.
+func (run *fedAvgRun) localStep(i int) {
+	c, u, eta := &run.d.Clients[i], run.u[i], run.s.Eta
+	if run.s.Full {
+		g := run.g
+		c.GradTo(g, u)
+		for a := range g {
+			u[a] -= eta * g[a]
+		}
+		return
+	}
+	j := run.rngs[i].IntN(len(c.Y))
+	row := c.X[j*dim : (j+1)*dim]
+	r := 2 * eta * (dot(row, u) - c.Y[j])
+	for a := range row {
+		u[a] -= r * row[a]
+	}
+}
+
+// shadowAverage sets xbar to (1/M) Σ_i x_i and returns the drift
+// (1/M) Σ_i ‖x_i − x̄‖².
+func (run *fedAvgRun) shadowAverage() float64 {
+	m := len(run.u)
+	clear(run.xbar)
+	for i := range run.u {
+		for a := range run.xbar {
+			run.xbar[a] += run.u[i][a] / float64(m)
+		}
+	}
+	var dr float64
+	for i := range run.u {
+		for a := range run.xbar {
+			e := run.u[i][a] - run.xbar[a]
+			dr += e * e / float64(m)
+		}
+	}
+	return dr
+}
+
+// diverged names the step-size limit a run that blew up in round t broke:
+// the single-sample steps' 1/max‖x_j‖², or the full-gradient steps' 2/L.
+func diverged(d *Data, s Setting, t int) *algorithms.DivergedError {
+	limit, of := 1/d.MaxRowSq, "the single-sample steps"
+	if s.Full {
+		limit, of = 2/d.L, "the local full-gradient steps"
+	}
+	return &algorithms.DivergedError{Round: t, Eta: s.Eta, Limit: limit, Of: of}
 }
 
 // accuracy is the fraction of training points the linear classifier

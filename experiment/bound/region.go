@@ -45,100 +45,151 @@ func (q *quadratic) maxOnBall(x0 []float64, r float64) float64 {
 	if !(r > 0) {
 		return base
 	}
-	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(dim, append([]float64(nil), q.a[:]...)), true) {
+	p, ok := q.ballProblem(x0, r)
+	if !ok {
 		return math.NaN()
 	}
-	a := es.Values(nil) // ascending
+	eps, hard := p.hardCase(r)
+	if !hard {
+		eps = p.onSphere(r)
+	}
+	best := p.value(eps)
+	if in, ok := p.interior(r); ok {
+		best = math.Max(best, p.value(in))
+	}
+	return base + best
+}
+
+// ballProblem is maxOnBall's problem eᵀAe + 2gᵀe in A's eigenbasis, where
+// each of its cases is a formula per coordinate.
+type ballProblem struct {
+	a     [dim]float64 // A's eigenvalues, ascending
+	gam   [dim]float64 // g's coordinates
+	gnorm float64      // ‖g‖
+	amax  float64      // a_max
+	scale float64      // the size an eigenvalue gap is measured against
+}
+
+// ballProblem moves the problem at x0 into A's eigenbasis; false if the
+// eigendecomposition fails.
+func (q *quadratic) ballProblem(x0 []float64, r float64) (ballProblem, bool) {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(dim, append([]float64(nil), q.a[:]...)), true) {
+		return ballProblem{}, false
+	}
+	var p ballProblem
+	copy(p.a[:], es.Values(nil))
 	var v mat.Dense
 	es.VectorsTo(&v)
-	var g, gam [dim]float64
+	var g [dim]float64
 	for i := 0; i < dim; i++ {
 		for j := 0; j < dim; j++ {
 			g[i] += q.a[i*dim+j] * x0[j]
 		}
 		g[i] -= q.b[i]
 	}
-	var gnorm float64
 	for k := 0; k < dim; k++ {
 		for i := 0; i < dim; i++ {
-			gam[k] += v.At(i, k) * g[i]
+			p.gam[k] += v.At(i, k) * g[i]
 		}
-		gnorm += gam[k] * gam[k]
+		p.gnorm += p.gam[k] * p.gam[k]
 	}
-	gnorm = math.Sqrt(gnorm)
-	value := func(eps [dim]float64) float64 {
-		var s float64
-		for k := 0; k < dim; k++ {
-			s += a[k]*eps[k]*eps[k] + 2*gam[k]*eps[k]
+	p.gnorm = math.Sqrt(p.gnorm)
+	p.amax = p.a[dim-1]
+	p.scale = math.Max(math.Abs(p.a[0]), math.Abs(p.amax)) + p.gnorm/r + 1e-300
+	return p, true
+}
+
+// value is eᵀAe + 2gᵀe at e with eigenbasis coordinates eps.
+func (p *ballProblem) value(eps [dim]float64) float64 {
+	var s float64
+	for k := 0; k < dim; k++ {
+		s += p.a[k]*eps[k]*eps[k] + 2*p.gam[k]*eps[k]
+	}
+	return s
+}
+
+// top reports whether a_k is a_max to rounding.
+func (p *ballProblem) top(k int) bool { return p.amax-p.a[k] <= 1e-13*p.scale }
+
+// norm2 is ‖e(λ)‖², leaving out the top eigenvectors at λ = a_max where
+// their terms are 0/0.
+func (p *ballProblem) norm2(lambda float64) float64 {
+	var s float64
+	for k := 0; k < dim; k++ {
+		if !p.top(k) || lambda > p.amax {
+			d := p.gam[k] / (lambda - p.a[k])
+			s += d * d
 		}
-		return s
 	}
-	amax := a[dim-1]
-	scale := math.Max(math.Abs(a[0]), math.Abs(amax)) + gnorm/r + 1e-300
-	top := func(k int) bool { return amax-a[k] <= 1e-13*scale }
-	norm2 := func(lambda float64) float64 {
-		var s float64
-		for k := 0; k < dim; k++ {
-			if !top(k) || lambda > amax {
-				d := gam[k] / (lambda - a[k])
-				s += d * d
-			}
-		}
-		return s
-	}
+	return s
+}
+
+// hardCase returns the maximiser when g has no part along the top
+// eigenvectors and ‖e(a_max⁺)‖ ≤ r: λ = a_max, and the first top
+// eigenvector takes the rest of r. False when it is not the hard case.
+func (p *ballProblem) hardCase(r float64) ([dim]float64, bool) {
 	var eps [dim]float64
 	var topPart float64
 	for k := 0; k < dim; k++ {
-		if top(k) {
-			topPart += gam[k] * gam[k]
+		if p.top(k) {
+			topPart += p.gam[k] * p.gam[k]
 		}
 	}
-	if topPart <= 1e-24*(gnorm*gnorm+1e-300) && norm2(amax) <= r*r {
-		// Hard case: λ = a_max, the top eigenvectors take the rest of r.
-		var used float64
-		first := -1
-		for k := 0; k < dim; k++ {
-			if top(k) {
-				if first < 0 {
-					first = k
-				}
-				continue
+	if !(topPart <= 1e-24*(p.gnorm*p.gnorm+1e-300) && p.norm2(p.amax) <= r*r) {
+		return eps, false
+	}
+	var used float64
+	first := -1
+	for k := 0; k < dim; k++ {
+		if p.top(k) {
+			if first < 0 {
+				first = k
 			}
-			eps[k] = gam[k] / (amax - a[k])
-			used += eps[k] * eps[k]
+			continue
 		}
-		eps[first] = math.Sqrt(math.Max(r*r-used, 0))
-	} else {
-		lo, hi := amax, amax+gnorm/r
-		for range 200 {
-			mid := lo + (hi-lo)/2
-			if mid == lo || mid == hi {
-				break
-			}
-			if norm2(mid) > r*r {
-				lo = mid
-			} else {
-				hi = mid
-			}
+		eps[k] = p.gam[k] / (p.amax - p.a[k])
+		used += eps[k] * eps[k]
+	}
+	eps[first] = math.Sqrt(math.Max(r*r-used, 0))
+	return eps, true
+}
+
+// onSphere returns e(λ) at the λ > a_max where ‖e(λ)‖ = r, by bisection
+// (‖e(λ)‖ falls on (a_max, ∞)).
+func (p *ballProblem) onSphere(r float64) [dim]float64 {
+	lo, hi := p.amax, p.amax+p.gnorm/r
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if mid == lo || mid == hi {
+			break
 		}
-		for k := 0; k < dim; k++ {
-			eps[k] = gam[k] / (hi - a[k])
+		if p.norm2(mid) > r*r {
+			lo = mid
+		} else {
+			hi = mid
 		}
 	}
-	best := value(eps)
-	if amax < 0 { // negative definite: the unconstrained maximiser may lie inside
-		var in [dim]float64
-		var n2 float64
-		for k := 0; k < dim; k++ {
-			in[k] = -gam[k] / a[k]
-			n2 += in[k] * in[k]
-		}
-		if n2 <= r*r {
-			best = math.Max(best, value(in))
-		}
+	var eps [dim]float64
+	for k := 0; k < dim; k++ {
+		eps[k] = p.gam[k] / (hi - p.a[k])
 	}
-	return base + best
+	return eps
+}
+
+// interior returns the unconstrained maximiser −A⁻¹g when A is negative
+// definite and it lies in the ball.
+func (p *ballProblem) interior(r float64) ([dim]float64, bool) {
+	var in [dim]float64
+	if !(p.amax < 0) {
+		return in, false
+	}
+	var n2 float64
+	for k := 0; k < dim; k++ {
+		in[k] = -p.gam[k] / p.a[k]
+		n2 += in[k] * in[k]
+	}
+	return in, n2 <= r*r
 }
 
 // variance returns the variance of client c's single-sample gradient

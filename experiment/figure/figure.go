@@ -82,17 +82,9 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 		cols = min(3, len(panels))
 	}
 	rows := (len(panels) + cols - 1) / cols
-	racers := racerOrder(panels)
-	plots := make([][]*plot.Plot, rows)
-	for r := range plots {
-		plots[r] = make([]*plot.Plot, cols)
-	}
-	for i, p := range panels {
-		pl, err := drawPanel(p, racers)
-		if err != nil {
-			return fmt.Errorf("figure %q, panel %q: %w", title, p.Title, err)
-		}
-		plots[i/cols][i%cols] = pl
+	plots, err := drawPanels(title, panels, rows, cols)
+	if err != nil {
+		return err
 	}
 	width := vg.Length(cols) * (panelW + legendW)
 	ts := draw.TextStyle{Color: color.Black, Font: font.From(sans(true), 13), XAlign: draw.XCenter, YAlign: draw.YTop,
@@ -108,9 +100,38 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 	body := draw.Crop(dc, 0, 0, 0, -head)
 	// Each tile holds a plot and, on its right, the plot's legend, so
 	// that the legend never hides a curve.
-	legends := make([][]plot.Legend, rows)
+	legends := takeLegends(plots)
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12) + legendW, PadY: vg.Points(14),
+		PadLeft: vg.Points(6), PadRight: vg.Points(6) + legendW, PadBottom: vg.Points(6)}
+	drawTiles(plots, legends, plot.Align(plots, tiles, body))
+	_, err = svg.WriteTo(w)
+	return err
+}
+
+// drawPanels lays the panels' plots out in rows of cols, one colour per
+// racer across all of them.
+func drawPanels(title string, panels []Panel, rows, cols int) ([][]*plot.Plot, error) {
+	racers := racerOrder(panels)
+	plots := make([][]*plot.Plot, rows)
 	for r := range plots {
-		legends[r] = make([]plot.Legend, cols)
+		plots[r] = make([]*plot.Plot, cols)
+	}
+	for i, p := range panels {
+		pl, err := drawPanel(p, racers)
+		if err != nil {
+			return nil, fmt.Errorf("figure %q, panel %q: %w", title, p.Title, err)
+		}
+		plots[i/cols][i%cols] = pl
+	}
+	return plots, nil
+}
+
+// takeLegends moves each plot's legend out of it, to be drawn beside the
+// plot rather than over it.
+func takeLegends(plots [][]*plot.Plot) [][]plot.Legend {
+	legends := make([][]plot.Legend, len(plots))
+	for r := range plots {
+		legends[r] = make([]plot.Legend, len(plots[r]))
 		for c, pl := range plots[r] {
 			if pl != nil {
 				legends[r][c] = pl.Legend
@@ -118,9 +139,12 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 			}
 		}
 	}
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(12) + legendW, PadY: vg.Points(14),
-		PadLeft: vg.Points(6), PadRight: vg.Points(6) + legendW, PadBottom: vg.Points(6)}
-	canvases := plot.Align(plots, tiles, body)
+	return legends
+}
+
+// drawTiles draws each plot on its canvas and its legend in the strip to
+// the canvas's right.
+func drawTiles(plots [][]*plot.Plot, legends [][]plot.Legend, canvases [][]draw.Canvas) {
 	for r := range plots {
 		for c := range plots[r] {
 			if plots[r][c] == nil {
@@ -136,8 +160,6 @@ func Write(w io.Writer, title string, panels []Panel, cols int) error {
 				Max: vg.Point{X: cv.Max.X + legendW, Y: cv.Max.Y - vg.Points(18)}}})
 		}
 	}
-	_, err := svg.WriteTo(w)
-	return err
 }
 
 // wrap breaks text into lines of at most n characters at spaces.
@@ -199,7 +221,8 @@ func style(i int) draw.LineStyle {
 	return draw.LineStyle{Color: Palette[i%len(Palette)], Width: vg.Points(1.6), Dashes: patterns[(i/len(Palette)+i)%len(patterns)]}
 }
 
-// drawPanel builds the plot of one panel.
+// drawPanel builds the plot of one panel: the racers' lines first, then
+// the levels and predictions, then the marks, in that drawing order.
 func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	ch := p.Chart
 	if p.Linear {
@@ -210,6 +233,34 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	if p.X != "" && p.X != ch.X {
 		xcol, scale = p.X, "auto"
 	}
+	pl := newPanelPlot(p, ch, xcol)
+	series, ys, err := panelSeries(p.Frame, ch, xcol)
+	if err != nil {
+		return nil, err
+	}
+	ax := panelAxes{ch: ch, xcol: xcol, logY: ch.LogY && len(ys) > 0}
+	var allX []float64
+	for _, s := range series {
+		allX = append(allX, s[0]...)
+	}
+	ax.tx = newXAxis(scale, ch.Grid, allX)
+	ax.setScales(pl)
+	ax.ylo, ax.yhi = span(ys)
+	ax.xlo, ax.xhi = span(ax.tx.mapAll(allX))
+	for _, r := range p.Frame.Labels() {
+		if err := ax.addRacer(pl, p.Frame, r, series[r], racers[r]); err != nil {
+			return nil, err
+		}
+	}
+	ax.addLevels(pl)
+	ax.addTheory(pl, racers)
+	ax.addMarks(pl)
+	return pl, nil
+}
+
+// newPanelPlot is a panel's empty plot: its title, axis labels, fonts,
+// grid and linear ticks.
+func newPanelPlot(p Panel, ch experiment.Chart, xcol string) *plot.Plot {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	pl.Title.TextStyle.Font = font.From(sans(true), 11)
@@ -226,15 +277,18 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 	pl.Legend.TextStyle.Font = font.From(sans(false), 8)
 	pl.Add(plotter.NewGrid())
 	pl.X.Tick.Marker, pl.Y.Tick.Marker = linearTicks{}, linearTicks{}
+	return pl
+}
 
-	// The racers' lines, split where a value is missing (a divergence);
-	// on a log axis only positive values are drawn.
+// panelSeries reads every racer's (x, y) series, and the y values a
+// y axis must show: the finite ones, and on a log axis only the positive.
+func panelSeries(f *experiment.Frame, ch experiment.Chart, xcol string) (map[string][2][]float64, []float64, error) {
 	series := map[string][2][]float64{}
 	var ys []float64
-	for _, r := range p.Frame.Labels() {
-		xs, vs, err := p.Frame.Series(r, xcol, ch.Column)
+	for _, r := range f.Labels() {
+		xs, vs, err := f.Series(r, xcol, ch.Column)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		series[r] = [2][]float64{xs, vs}
 		for _, v := range vs {
@@ -243,83 +297,100 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 			}
 		}
 	}
-	logY := ch.LogY && len(ys) > 0
-	var allX []float64
-	for _, s := range series {
-		allX = append(allX, s[0]...)
-	}
-	tx := newXAxis(scale, ch.Grid, allX)
-	if tx.log {
+	return series, ys, nil
+}
+
+// panelAxes is where a panel's lines go: its chart, x column and axis,
+// whether y is logarithmic, and the extent of the racers' values.
+type panelAxes struct {
+	ch                 experiment.Chart
+	xcol               string
+	tx                 xAxis
+	logY               bool
+	xlo, xhi, ylo, yhi float64
+}
+
+// setScales gives the plot the axes' scales and ticks.
+func (ax *panelAxes) setScales(pl *plot.Plot) {
+	if ax.tx.log {
 		pl.X.Scale = plot.LogScale{}
 		pl.X.Tick.Marker = logTicks{}
 	}
-	if tx.index != nil {
-		pl.X.Tick.Marker = tx.ticks()
+	if ax.tx.index != nil {
+		pl.X.Tick.Marker = ax.tx.ticks()
 	}
-	if logY {
+	if ax.logY {
 		pl.Y.Scale = plot.LogScale{}
 		pl.Y.Tick.Marker = logTicks{}
 	}
-	ylo, yhi := span(ys)
-	xlo, xhi := span(tx.mapAll(allX))
-	for _, r := range p.Frame.Labels() {
-		s := series[r]
-		st := style(racers[r])
-		named := false
-		for _, seg := range segments(tx, s[0], s[1], logY) {
-			if len(seg) == 1 { // an isolated value: a dot, not an invisible line
-				dot, err := plotter.NewScatter(seg)
-				if err != nil {
-					return nil, err
-				}
-				dot.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-				pl.Add(dot)
-				continue
-			}
-			l, err := plotter.NewLine(seg)
+}
+
+// addRacer draws racer r (colour index i): its line split where a value is
+// missing (a divergence), an isolated value as a dot, its name in the
+// legend even when nothing is drawable, and its bound.
+func (ax *panelAxes) addRacer(pl *plot.Plot, f *experiment.Frame, r string, s [2][]float64, i int) error {
+	st := style(i)
+	named := false
+	for _, seg := range segments(ax.tx, s[0], s[1], ax.logY) {
+		if len(seg) == 1 { // an isolated value: a dot, not an invisible line
+			dot, err := plotter.NewScatter(seg)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			l.LineStyle = st
-			pl.Add(l)
-			if !named {
-				legend(pl, r, l)
-				named = true
-			}
-		}
-		if !named { // every value isolated, or none drawable: still named
-			l := &plotter.Line{LineStyle: st}
-			legend(pl, r, l)
-		}
-		if ch.Bound != "" {
-			if err := addBound(pl, p.Frame, r, xcol, ch.Bound, tx, logY, st.Color, racers[r] == 0); err != nil {
-				return nil, err
-			}
-		}
-	}
-	// Levels and the papers' predictions, dashed.
-	for _, l := range ch.Levels {
-		if logY && l.Value <= 0 || xhi <= xlo {
+			dot.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
+			pl.Add(dot)
 			continue
 		}
-		addLine(pl, plotter.XYs{{X: xlo, Y: l.Value}, {X: xhi, Y: l.Value}}, reference, l.Label)
+		l, err := plotter.NewLine(seg)
+		if err != nil {
+			return err
+		}
+		l.LineStyle = st
+		pl.Add(l)
+		if !named {
+			legend(pl, r, l)
+			named = true
+		}
 	}
-	for _, t := range ch.Theory {
+	if !named { // every value isolated, or none drawable: still named
+		l := &plotter.Line{LineStyle: st}
+		legend(pl, r, l)
+	}
+	if ax.ch.Bound != "" {
+		return addBound(pl, f, r, ax.xcol, ax.ch.Bound, ax.tx, ax.logY, st.Color, i == 0)
+	}
+	return nil
+}
+
+// addLevels draws the chart's reference levels, dashed across the racers' x range.
+func (ax *panelAxes) addLevels(pl *plot.Plot) {
+	for _, l := range ax.ch.Levels {
+		if ax.logY && l.Value <= 0 || ax.xhi <= ax.xlo {
+			continue
+		}
+		addLine(pl, plotter.XYs{{X: ax.xlo, Y: l.Value}, {X: ax.xhi, Y: l.Value}}, reference, l.Label)
+	}
+}
+
+// addTheory draws the papers' predictions, dashed in the colour of the
+// racer they predict: a vertical line at a round, or a curve over the grid.
+func (ax *panelAxes) addTheory(pl *plot.Plot, racers map[string]int) {
+	for _, t := range ax.ch.Theory {
 		c := reference
 		if i, ok := racers[t.Racer]; ok {
 			c = Palette[i%len(Palette)]
 		}
 		if t.Curve == nil {
-			x := tx.mapOne(float64(t.At))
-			if finite(x) && ylo < yhi {
-				addLine(pl, plotter.XYs{{X: x, Y: ylo}, {X: x, Y: yhi}}, c, t.Label)
+			x := ax.tx.mapOne(float64(t.At))
+			if finite(x) && ax.ylo < ax.yhi {
+				addLine(pl, plotter.XYs{{X: x, Y: ax.ylo}, {X: x, Y: ax.yhi}}, c, t.Label)
 			}
 			continue
 		}
 		var xy plotter.XYs
 		for i, v := range t.Curve {
-			if i < len(ch.Grid) && finite(float64(v)) && (!logY || v > 0) {
-				if x := tx.mapOne(ch.Grid[i]); finite(x) {
+			if i < len(ax.ch.Grid) && finite(float64(v)) && (!ax.logY || v > 0) {
+				if x := ax.tx.mapOne(ax.ch.Grid[i]); finite(x) {
 					xy = append(xy, plotter.XY{X: x, Y: float64(v)})
 				}
 			}
@@ -328,14 +399,17 @@ func drawPanel(p Panel, racers map[string]int) (*plot.Plot, error) {
 			addLine(pl, xy, c, t.Label)
 		}
 	}
-	for _, m := range ch.Marks {
-		if x := tx.mapOne(m.At); finite(x) && ylo < yhi {
-			l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: ylo}, {X: x, Y: yhi}})
+}
+
+// addMarks draws the chart's marks, thin dotted verticals left out of the legend.
+func (ax *panelAxes) addMarks(pl *plot.Plot) {
+	for _, m := range ax.ch.Marks {
+		if x := ax.tx.mapOne(m.At); finite(x) && ax.ylo < ax.yhi {
+			l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: ax.ylo}, {X: x, Y: ax.yhi}})
 			l.LineStyle = draw.LineStyle{Color: color.NRGBA{0x99, 0x99, 0x99, 0xFF}, Width: vg.Points(0.8), Dashes: []vg.Length{vg.Points(1), vg.Points(2)}}
 			pl.Add(l)
 		}
 	}
-	return pl, nil
 }
 
 // addLine adds a dashed line named in the legend.

@@ -3,6 +3,7 @@ package newton
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fedscope/fedscope/experiment"
@@ -47,8 +48,16 @@ func reproduction() *experiment.Reproduction {
 	}
 }
 
+// claims003 is paper 003's claims in report order, figure by figure, then
+// Table 3 and what needs data not available offline.
 func claims003() []experiment.Claim {
-	out := []experiment.Claim{
+	return slices.Concat(claimsFig3(), claimsFig4(), claimsFig5(), claimsTable3Synthetic(), claimsTable3Pendigits(), claimsOffline())
+}
+
+// claimsFig3 is Fig. 3: how large the local data must be for FedNewton to
+// reach centralised KRR, and how much more one-shot DKRR needs.
+func claimsFig3() []experiment.Claim {
+	return []experiment.Claim{
 		{ID: "003-fig3-newton", Where: "Fig. 3, Thm 3", Experiments: []string{expFig3},
 			States: "with a few rounds FedNewton reaches centralised KRR's error once the local data are large enough: " +
 				"|D_j| ≳ |D|^{1/(2r+γ)}, |D|^{1/2} = 100 at |D| = 10000 for r = 1/2, γ = 1",
@@ -69,6 +78,12 @@ func claims003() []experiment.Claim {
 			Measure: func(ms []*experiment.Measured) (float64, string, error) {
 				return smallestWithin(ms[0], "DKRR", "clients", "local_size_mean", 0.05)
 			}},
+	}
+}
+
+// claimsFig4 is Fig. 4: data (α) and model (β) heterogeneity.
+func claimsFig4() []experiment.Claim {
+	return []experiment.Claim{
 		{ID: "003-fig4-data", Where: "Fig. 4 (left), Thm 1", Experiments: []string{expFig4Alpha},
 			States: "FedNewton's contraction factor Υ = Σ_j p_j P_j (2R_j + Δ_Dj/λ)(1 + Δ_Dj/λ) grows with the data heterogeneity Δ_Dj; " +
 				"with Υ ≥ 1 more rounds can hurt",
@@ -97,6 +112,13 @@ func claims003() []experiment.Claim {
 			Measure: func(ms []*experiment.Measured) (float64, string, error) {
 				return gapToKRR(ms[0], "beta", math.Inf(1))
 			}},
+	}
+}
+
+// claimsFig5 is Fig. 5: error against rounds, the order of the methods, and
+// FedNewton's convergence at Table 2's ridge.
+func claimsFig5() []experiment.Claim {
+	return []experiment.Claim{
 		{ID: "003-fig5-krr", Where: "Fig. 5", Experiments: []string{expFig5},
 			States:    "on heterogeneous synthetic data (α = 0.01, β = 0.001) FedNewton converges to KRR's test MSE within a few rounds",
 			Criterion: "FedNewton's test MSE at the last round (20) over KRR's, minus 1",
@@ -146,6 +168,12 @@ func claims003() []experiment.Claim {
 				u, err := ms[0].Param("contraction")
 				return u, strings.Join(ms[0].Failed, "; "), err
 			}},
+	}
+}
+
+// claimsTable3Synthetic is Table 3's protocol on Table 2's synthetic row.
+func claimsTable3Synthetic() []experiment.Claim {
+	return []experiment.Claim{
 		{ID: "003-table3-synthetic", Where: "Table 3 protocol, Table 2 synthetic row", Experiments: []string{expSynthetic},
 			States: "on the synthetic row of Table 2 (10 clients, Dir(1) sizes, λ = 1e-6), FedNewton with t ≥ 1 rounds is at least as " +
 				"accurate as DKRR, FedAvg and FedProx (Table 3's pattern)",
@@ -169,6 +197,12 @@ func claims003() []experiment.Claim {
 				return n / best, fmt.Sprintf("%s against %s, Υ = %s", experiment.Short(n), experiment.Short(best), experiment.Short(u)), nil
 			}},
 	}
+}
+
+// claimsTable3Pendigits is Table 3's pendigits column, one claim per racer
+// and round, and whether FedNewton is stable at its settings.
+func claimsTable3Pendigits() []experiment.Claim {
+	var out []experiment.Claim
 	for _, col := range []struct {
 		id, label string
 		round     float64
@@ -203,14 +237,20 @@ func claims003() []experiment.Claim {
 				u, err := ms[0].Param("contraction")
 				return u, strings.Join(ms[0].Failed, "; "), err
 			}},
-		experiment.Claim{ID: "003-table3-others", Where: "Table 3",
+	)
+}
+
+// claimsOffline is what needs data sets not available offline.
+func claimsOffline() []experiment.Claim {
+	return []experiment.Claim{
+		{ID: "003-table3-others", Where: "Table 3",
 			States: "the accuracies of the other seven data sets (dna, letter, satimage, Sensorless, shuttle, usps, mnist)",
 			Offline: "the LIBSVM files are not available offline; any of them runs with fedscope run --preset newton-rounds " +
 				"--set data=FILE (docs/papers.md §4.7)"},
-		experiment.Claim{ID: "003-mnist", Where: "Figs. 3 and 5 (right)",
+		{ID: "003-mnist", Where: "Figs. 3 and 5 (right)",
 			States:  "the MNIST panels of the local-size and rounds experiments",
 			Offline: "MNIST is not available offline; with the file, fedscope run --set data=mnist … races the same methods"},
-	)
+	}
 }
 
 // smallestWithin returns the smallest value of column size over the grid

@@ -41,34 +41,72 @@ func fileStamp(paths ...string) string {
 // tune=true the bandwidth and λ are first chosen on a validation split
 // (tune).
 func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, report func(experiment.Progress)) (*Prepared, error) {
+	clients, train, test, err := federation(ctx, sc, c)
+	if err != nil {
+		return nil, err
+	}
+	p, stats, newtonStats, err := chooseSetting(ctx, sc, c, train, clients, test, report)
+	if err != nil {
+		return nil, err
+	}
+	if stats == nil {
+		if stats, err = featureStats(ctx, sc, c.Data, clients, test, p.Bandwidth, report); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t := p.Tuning; t != nil && t.Separate() {
+		if p.Undamped, err = undampedProblem(t, stats, newtonStats); err != nil {
+			return nil, err
+		}
+	}
+	r, err := stats.Finish(p.Lambda)
+	if err != nil {
+		return nil, experiment.Errorf("lambda=%s: %v (bandwidth σ²=%s)", experiment.FormatFloat(p.Lambda), err, experiment.FormatFloat(p.Bandwidth))
+	}
+	p.Ridge = r
+	return p, nil
+}
+
+// federation is the clients' data and the test set: drawn from the
+// synthetic model, or read from the files and dealt out. train, the pooled
+// training data, is set only where tuning or the median heuristic needs it.
+func federation(ctx context.Context, sc experiment.Scenario, c Config) (clients []*datasets.Set, train, test *datasets.Set, err error) {
 	n := c.Data
-	var clients []*datasets.Set
-	var train, test *datasets.Set
 	if n.DataPath == "" {
 		nd, err := n.synthetic().Generate(sc.Seed)
 		if err != nil {
-			return nil, &experiment.InputError{Msg: err.Error()}
+			return nil, nil, nil, &experiment.InputError{Msg: err.Error()}
 		}
 		clients, test = nd.Clients, nd.Test
 		if n.Tune {
 			train = datasets.Concat(clients)
 		}
-	} else {
-		var err error
-		if train, test, err = loadFiles(ctx, c, sc.Seed); err != nil {
-			return nil, err
-		}
-		if clients, err = partition(ctx, n, sc.Seed, train); err != nil {
-			return nil, err
-		}
+		return clients, train, test, nil
 	}
-	p := &Prepared{Bandwidth: n.Bandwidth, Lambda: n.Lambda, HowBandwidth: "given", HowLambda: "given"}
-	var stats, newtonStats *model.RidgeStats
+	if train, test, err = loadFiles(ctx, c, sc.Seed); err != nil {
+		return nil, nil, nil, err
+	}
+	if clients, err = partition(ctx, n, sc.Seed, train); err != nil {
+		return nil, nil, nil, err
+	}
+	return clients, train, test, nil
+}
+
+// chooseSetting fixes the bandwidth and λ: given, tuned on a validation
+// split (which also leaves the statistics of the chosen problems), or the
+// bandwidth by the median heuristic.
+func chooseSetting(ctx context.Context, sc experiment.Scenario, c Config, train *datasets.Set, clients []*datasets.Set, test *datasets.Set,
+	report func(experiment.Progress)) (p *Prepared, stats, newtonStats *model.RidgeStats, err error) {
+	n := c.Data
+	p = &Prepared{Bandwidth: n.Bandwidth, Lambda: n.Lambda, HowBandwidth: "given", HowLambda: "given"}
 	switch {
 	case n.Tune:
 		tu, st, st2, err := tune(ctx, n, sc.Seed, train, clients, test, undamped(c.Racers), report)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		p.Tuning, stats, newtonStats = tu, st, st2
 		p.Bandwidth, p.Lambda, p.HowBandwidth, p.HowLambda = tu.Bandwidth, tu.Lambda, "tuned", "tuned"
@@ -78,43 +116,42 @@ func (compute) Prepare(ctx context.Context, sc experiment.Scenario, c Config, re
 		p.Bandwidth, p.HowBandwidth = med*med, "median heuristic"
 		p.Notes = append(p.Notes, fmt.Sprintf("bandwidth σ²=%.3g from the median pairwise distance %.3g", p.Bandwidth, med))
 	}
-	if stats == nil {
-		if report != nil {
-			report(experiment.Progress{Stage: "random features"})
-		}
-		rff, err := model.NewRFFContext(ctx, clients[0].Dim, n.RFFDim, p.Bandwidth, sc.Seed)
-		if err != nil {
-			return nil, err
-		}
-		if stats, err = model.NewRidgeStatsContext(ctx, clients, test, rff); err != nil {
-			return nil, prepareError(err)
-		}
+	return p, stats, newtonStats, nil
+}
+
+// featureStats maps the clients' data to random features of the given
+// bandwidth and gathers the ridge statistics every λ is solved from.
+func featureStats(ctx context.Context, sc experiment.Scenario, n Data, clients []*datasets.Set, test *datasets.Set, bandwidth float64,
+	report func(experiment.Progress)) (*model.RidgeStats, error) {
+	if report != nil {
+		report(experiment.Progress{Stage: "random features"})
 	}
-	if err := ctx.Err(); err != nil {
+	rff, err := model.NewRFFContext(ctx, clients[0].Dim, n.RFFDim, bandwidth, sc.Seed)
+	if err != nil {
 		return nil, err
 	}
-	if t := p.Tuning; t != nil && t.Separate() {
-		// The undamped FedNewton's own problem; from the shared statistics
-		// (At copies them) when only λ differs.
-		from, finish := newtonStats, true
-		if from == nil {
-			from, finish = stats, false
-		}
-		r, err := from.At(t.NewtonLambda)
-		if finish {
-			r, err = from.Finish(t.NewtonLambda)
-		}
-		if err != nil {
-			return nil, experiment.Errorf("tune: FedNewton's λ=%s: %v", experiment.FormatFloat(t.NewtonLambda), err)
-		}
-		p.Undamped = &Problem{Ridge: r, Bandwidth: t.NewtonBandwidth, Lambda: t.NewtonLambda}
-	}
-	r, err := stats.Finish(p.Lambda)
+	stats, err := model.NewRidgeStatsContext(ctx, clients, test, rff)
 	if err != nil {
-		return nil, experiment.Errorf("lambda=%s: %v (bandwidth σ²=%s)", experiment.FormatFloat(p.Lambda), err, experiment.FormatFloat(p.Bandwidth))
+		return nil, prepareError(err)
 	}
-	p.Ridge = r
-	return p, nil
+	return stats, nil
+}
+
+// undampedProblem is the undamped FedNewton's own problem when tuning chose
+// it apart; from the shared statistics (At copies them) when only λ differs.
+func undampedProblem(t *Tuning, stats, newtonStats *model.RidgeStats) (*Problem, error) {
+	from, finish := newtonStats, true
+	if from == nil {
+		from, finish = stats, false
+	}
+	r, err := from.At(t.NewtonLambda)
+	if finish {
+		r, err = from.Finish(t.NewtonLambda)
+	}
+	if err != nil {
+		return nil, experiment.Errorf("tune: FedNewton's λ=%s: %v", experiment.FormatFloat(t.NewtonLambda), err)
+	}
+	return &Problem{Ridge: r, Bandwidth: t.NewtonBandwidth, Lambda: t.NewtonLambda}, nil
 }
 
 // undamped reports whether the paper's undamped FedNewton is among the

@@ -163,26 +163,8 @@ func cell(s string) string {
 // and the files.
 func (rep *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
-	p := rep.Plan
-	mode := "full"
-	if p.Opts.Quick {
-		mode = "--quick (fewer trials, slow experiments left out: a first look, not the report)"
-	}
-	fmt.Fprintf(&b, "# fedscope reproduce: the papers' claims, re-run\n\n")
-	fmt.Fprintf(&b, "fedscope %s · mode: %s · data directory: %s\n\n", p.Opts.Version, mode, dataDir(p.Opts.DataDir))
-	counts := rep.Counts()
-	fmt.Fprintf(&b, "%d claims: %d reproduced, %d differ, %d not reproducible here, %d not run.\n\n",
-		len(rep.Rows), counts[experiment.Reproduced], counts[experiment.Differs], counts[experiment.NotHere], counts[experiment.NotRun])
-	b.WriteString("Every number below is read from the CSV files in this directory (one per experiment); the figures are drawn " +
-		"from the same rows. A claim's command re-runs its experiment and writes the same rows. The verdict is " +
-		"*reproduced* when fedscope's number meets the tolerance, *differs* (with the reason) when it does not, " +
-		"*not reproducible here* when its data are not available offline. docs/papers.md explains each paper and each choice.\n\n")
-	b.WriteString("| claim | paper | where | the paper | fedscope | tolerance | verdict |\n| --- | --- | --- | --- | --- | --- | --- |\n")
-	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", r.Claim.ID, r.Paper.Paper, cell(r.Claim.Where),
-			cell(PaperNumber(r.Claim)), Value(r.Judged), cell(tolerance(r.Claim)), r.Judged.Verdict)
-	}
-	for _, repro := range p.Repros {
+	rep.summary(&b)
+	for _, repro := range rep.Plan.Repros {
 		fmt.Fprintf(&b, "\n## Paper %s: %s\n", repro.Paper, repro.Title)
 		for _, r := range rep.Rows {
 			if r.Paper != repro {
@@ -191,21 +173,60 @@ func (rep *Report) Markdown(w io.Writer) error {
 			rep.claim(&b, r)
 		}
 	}
+	rep.figureList(&b)
+	rep.experimentTable(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// summary writes the report's head: the mode, the verdicts' counts, how to
+// read the report, and the claims table.
+func (rep *Report) summary(b *strings.Builder) {
+	p := rep.Plan
+	mode := "full"
+	if p.Opts.Quick {
+		mode = "--quick (fewer trials, slow experiments left out: a first look, not the report)"
+	}
+	fmt.Fprintf(b, "# fedscope reproduce: the papers' claims, re-run\n\n")
+	fmt.Fprintf(b, "fedscope %s · mode: %s · data directory: %s\n\n", p.Opts.Version, mode, dataDir(p.Opts.DataDir))
+	counts := rep.Counts()
+	fmt.Fprintf(b, "%d claims: %d reproduced, %d differ, %d not reproducible here, %d not run.\n\n",
+		len(rep.Rows), counts[experiment.Reproduced], counts[experiment.Differs], counts[experiment.NotHere], counts[experiment.NotRun])
+	b.WriteString("Every number below is read from the CSV files in this directory (one per experiment); the figures are drawn " +
+		"from the same rows. A claim's command re-runs its experiment and writes the same rows. The verdict is " +
+		"*reproduced* when fedscope's number meets the tolerance, *differs* (with the reason) when it does not, " +
+		"*not reproducible here* when its data are not available offline. docs/papers.md explains each paper and each choice.\n\n")
+	b.WriteString("| claim | paper | where | the paper | fedscope | tolerance | verdict |\n| --- | --- | --- | --- | --- | --- | --- |\n")
+	for _, r := range rep.Rows {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", r.Claim.ID, r.Paper.Paper, cell(r.Claim.Where),
+			cell(PaperNumber(r.Claim)), Value(r.Judged), cell(tolerance(r.Claim)), r.Judged.Verdict)
+	}
+}
+
+// figureList lists the figures drawn, in the papers' order, and those that
+// could not be.
+func (rep *Report) figureList(b *strings.Builder) {
 	if len(rep.Figures) > 0 {
 		b.WriteString("\n## Figures\n\n")
-		for _, r := range p.Repros {
+		for _, r := range rep.Plan.Repros {
 			for _, f := range r.Figures {
 				for _, name := range rep.Figures {
 					if name == f.Name {
-						fmt.Fprintf(&b, "- [%s](%s.svg): %s\n", f.Name, f.Name, f.Title)
+						fmt.Fprintf(b, "- [%s](%s.svg): %s\n", f.Name, f.Name, f.Title)
 					}
 				}
 			}
 		}
 	}
 	if len(rep.Undrawn) > 0 {
-		fmt.Fprintf(&b, "\nNot drawn (none of their experiments was made): %s.\n", strings.Join(rep.Undrawn, ", "))
+		fmt.Fprintf(b, "\nNot drawn (none of their experiments was made): %s.\n", strings.Join(rep.Undrawn, ", "))
 	}
+}
+
+// experimentTable writes the table of experiments: each one's files and the
+// command that re-makes them, or why it was not made.
+func (rep *Report) experimentTable(b *strings.Builder) {
+	p := rep.Plan
 	b.WriteString("\n## Experiments\n\n| experiment | rows | command |\n| --- | --- | --- |\n")
 	for _, r := range p.Repros {
 		for _, e := range r.Experiments {
@@ -215,18 +236,16 @@ func (rep *Report) Markdown(w io.Writer) error {
 				if err := p.Skip[e.Name]; err != nil {
 					why = err.Error()
 				}
-				fmt.Fprintf(&b, "| %s | — | %s |\n", e.Name, cell(why))
+				fmt.Fprintf(b, "| %s | — | %s |\n", e.Name, cell(why))
 				continue
 			}
 			files := fmt.Sprintf("[%s.csv](%s.csv)", e.Name, e.Name)
 			if !m.Sweep {
 				files += fmt.Sprintf(", [%s.jsonl](%s.jsonl)", e.Name, e.Name)
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` |\n", e.Name, files, m.Command)
+			fmt.Fprintf(b, "| %s | %s | `%s` |\n", e.Name, files, m.Command)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // claim writes one claim in full.

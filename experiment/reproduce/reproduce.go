@@ -60,23 +60,44 @@ type Plan struct {
 // selection is an *experiment.InputError naming the allowed ones.
 func NewPlan(cat *experiment.Catalog, opts Options) (*Plan, error) {
 	p := &Plan{Opts: opts, Skip: map[string]error{}, all: map[string]experiment.Experiment{}}
-	var papers, names []string
+	papers, names, err := p.gather(cat)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(p.Repros, func(a, b *experiment.Reproduction) int { return strings.Compare(a.Paper, b.Paper) })
+	want, err := p.wanted(papers, names)
+	if err != nil {
+		return nil, err
+	}
+	p.keepSelected(want)
+	p.schedule(want)
+	return p, nil
+}
+
+// gather collects the families' reproductions and their experiments,
+// returning the papers and experiment names in the catalog's order.
+func (p *Plan) gather(cat *experiment.Catalog) (papers, names []string, err error) {
 	for _, f := range cat.Families() {
 		if r := f.Reproduction(); r != nil {
 			p.Repros = append(p.Repros, r)
 			papers = append(papers, r.Paper)
 			for _, e := range r.Experiments {
 				if _, dup := p.all[e.Name]; dup {
-					return nil, fmt.Errorf("reproduce: experiment %q is declared twice", e.Name)
+					return nil, nil, fmt.Errorf("reproduce: experiment %q is declared twice", e.Name)
 				}
 				p.all[e.Name] = e
 				names = append(names, e.Name)
 			}
 		}
 	}
-	slices.SortStableFunc(p.Repros, func(a, b *experiment.Reproduction) int { return strings.Compare(a.Paper, b.Paper) })
+	return papers, names, nil
+}
+
+// wanted resolves the selection (all, papers, experiments; nothing means
+// all) to the experiments wanted.
+func (p *Plan) wanted(papers, names []string) (map[string]bool, error) {
 	want := map[string]bool{}
-	for _, s := range opts.Select {
+	for _, s := range p.Opts.Select {
 		switch {
 		case s == "all":
 			for _, n := range names {
@@ -98,25 +119,36 @@ func NewPlan(cat *experiment.Catalog, opts Options) (*Plan, error) {
 				s, experiment.DidYouMean(s, append(slices.Clone(papers), names...)), strings.Join(papers, ", "), strings.Join(names, ", "))
 		}
 	}
-	if len(opts.Select) == 0 {
+	if len(p.Opts.Select) == 0 {
 		for _, n := range names {
 			want[n] = true
 		}
 	}
-	// Keep only the papers that have a selected experiment or an offline
-	// claim among selected papers.
+	return want, nil
+}
+
+// keepSelected keeps only the papers that have a selected experiment or an
+// offline claim among selected papers.
+func (p *Plan) keepSelected(want map[string]bool) {
+	sel := p.Opts.Select
 	var repros []*experiment.Reproduction
 	for _, r := range p.Repros {
 		keep := false
 		for _, e := range r.Experiments {
 			keep = keep || want[e.Name]
 		}
-		keep = keep || slices.Contains(opts.Select, r.Paper) || len(opts.Select) == 0 || slices.Contains(opts.Select, "all")
+		keep = keep || slices.Contains(sel, r.Paper) || len(sel) == 0 || slices.Contains(sel, "all")
 		if keep {
 			repros = append(repros, r)
 		}
 	}
 	p.Repros = repros
+}
+
+// schedule puts the kept papers' experiments in Run, in report order, or
+// in Skip with why: unavailable, not selected, or another shard's.
+func (p *Plan) schedule(want map[string]bool) {
+	shard := p.Opts.Shard
 	k := 0
 	for _, r := range p.Repros {
 		for _, e := range r.Experiments {
@@ -124,17 +156,16 @@ func NewPlan(cat *experiment.Catalog, opts Options) (*Plan, error) {
 				p.Skip[e.Name] = err
 				continue
 			}
-			if opts.Shard.Count > 0 && k%opts.Shard.Count != opts.Shard.Index {
+			if shard.Count > 0 && k%shard.Count != shard.Index {
 				k++
 				p.Skip[e.Name] = &experiment.Unavailable{Verdict: experiment.NotRun,
-					Reason: fmt.Sprintf("made by another shard than %s", opts.Shard)}
+					Reason: fmt.Sprintf("made by another shard than %s", shard)}
 				continue
 			}
 			k++
 			p.Run = append(p.Run, e)
 		}
 	}
-	return p, nil
 }
 
 // available says why an experiment cannot or will not run, or nil.
