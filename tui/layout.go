@@ -142,9 +142,9 @@ func withPanel(st styles, body, heading, text string, bw, pw, h int) string {
 type stacking int
 
 const (
-	oneAtATime stacking = iota // the selected chart; tab shows the next
-	stacked                    // all of them, each with its axis line
-	stackedTight               // all of them, the axis line only under the last
+	oneAtATime   stacking = iota // the selected chart; tab shows the next
+	stacked                      // all of them, each with its axis line
+	stackedTight                 // all of them, the axis line only under the last
 )
 
 // stackingFor is how charts that need `need` rows stacked (inner axis lines
