@@ -227,6 +227,9 @@ func (a *app) explore(ctx context.Context, args []string) int {
 	}
 	var exitLine string
 	opts := []tui.Option{tui.WithVersion(a.version), tui.WithExitLine(func(line string) { exitLine = line }), tui.WithView(view)}
+	if inert := sf.inert(sc); len(inert) > 0 {
+		opts = append(opts, tui.WithNotice("warning: "+strings.Join(inert, "; ")))
+	}
 	return a.openExplorer(ctx, sc, opts, &exitLine)
 }
 
@@ -469,6 +472,9 @@ func (a *app) prepare(ctx context.Context, cmd string, args []string) (*job, err
 	sc, err := sf.scenario(a.catalog)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range sf.inert(sc) {
+		fmt.Fprintf(a.stderr, "fedscope: warning: %s\n", w)
 	}
 	j := &job{ctx: ctx, cmd: cmd, format: f, plot: pf}
 	switch {

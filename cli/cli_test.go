@@ -107,6 +107,38 @@ func TestScarceSamplesBackToZero(t *testing.T) {
 	}
 }
 
+// TestSettingsWithoutEffectAreNamed: a --set that changes nothing runs, and
+// stderr says which setting and why; the same key where it acts, or an
+// inert key left at its preset value, says nothing.
+func TestSettingsWithoutEffectAreNamed(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" for no warning
+	}{
+		{[]string{"--preset", "paradox", "--set", "batch_norm=batch"}, "batch_norm=batch has no effect: no racer takes minibatch steps"},
+		{[]string{"--preset", "paradox", "--set", "batch=10", "--set", "batch_norm=batch"}, ""},
+		{[]string{"--preset", "paradox", "--set", "algorithms=fedavg:b=5", "--set", "batch_norm=batch"}, ""},
+		{[]string{"--preset", "paradox", "--set", "gamma_scheme=exact"}, "gamma_scheme=exact has no effect: gamma=0"},
+		{[]string{"--preset", "paradox", "--set", "gamma=1", "--set", "gamma_scheme=exact"}, ""},
+		{[]string{"--preset", "paradox", "--set", "algorithms=fedavg:s=2,fedprox", "--set", "local_steps=4"}, "local_steps=4 has no effect"},
+		{[]string{"--preset", "paradox", "--set", "algorithms=fedavg:eta=0.1,fedprox:eta=0.2", "--set", "eta=0.05"}, "eta=0.05 has no effect: every racer pins its own eta"},
+		{[]string{"--preset", "paradox", "--set", "algorithms=fedavg:b=5,fedprox:b=5", "--set", "batch=10"}, "batch=10 has no effect: every racer pins its own b"},
+		{[]string{"--preset", "newton-rounds", "--set", "algorithms=krr,fednewton", "--set", "lambda_prox=1"}, "lambda_prox=1 has no effect: no FedProx racer"},
+		{[]string{"--preset", "newton-rounds", "--set", "lambda_prox=1"}, ""},
+	} {
+		args := append([]string{"run", "--rounds", "1"}, c.args...)
+		status, _, stderr := run(t, args...)
+		if status != ExitOK {
+			t.Errorf("%v: status %d, stderr %q", c.args, status, stderr)
+			continue
+		}
+		got := strings.Contains(stderr, "has no effect")
+		if c.want == "" && got || c.want != "" && !strings.Contains(stderr, "fedscope: warning: "+c.want) {
+			t.Errorf("%v: stderr %q, want the warning %q", c.args, stderr, c.want)
+		}
+	}
+}
+
 // TestEmptyDataReturnsToSynthetic checks that data= with no path after a
 // file goes back to the synthetic data (it complained about the bandwidth).
 func TestEmptyDataReturnsToSynthetic(t *testing.T) {

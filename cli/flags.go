@@ -80,6 +80,17 @@ func (f *scenarioFlags) scenario(cat *experiment.Catalog) (experiment.Scenario, 
 	return cat.Apply(sc, rest)
 }
 
+// inert names what --set set that changes nothing in sc (sentences for a
+// warning).
+func (f *scenarioFlags) inert(sc experiment.Scenario) []string {
+	keys := make([]string, len(f.sets))
+	for i, s := range f.sets {
+		key, _, _ := strings.Cut(s, "=")
+		keys[i] = strings.TrimSpace(key)
+	}
+	return sc.InertSettings(keys)
+}
+
 // newFlagSet returns a flag set that reports errors as InputErrors instead of
 // printing usage and exiting.
 func newFlagSet(name string) *flag.FlagSet {

@@ -31,6 +31,10 @@ type Knob struct {
 	// Prompt, when set, is what a view shows when it asks for the knob's
 	// value as text (the data file of data=).
 	Prompt *Prompt
+	// Inert, when set, says why the knob's value changes nothing in a
+	// scenario ("" when it acts): local_steps when every FedAvg racer pins
+	// s, batch_norm without minibatches. A user who set it is told.
+	Inert func(sc Scenario) string
 
 	get func(*Scenario) string
 	set func(*Scenario, string) error
@@ -211,6 +215,9 @@ func BoolKnob[C any](name, help string, field func(*C) *bool) Knob {
 
 // WithLive returns the knob moved live by the given keys.
 func (k Knob) WithLive(l Live) Knob { k.Live = &l; return k }
+
+// WithInert returns the knob with its Inert rule.
+func (k Knob) WithInert(f func(Scenario) string) Knob { k.Inert = f; return k }
 
 // LadderStep is a Live.Step that moves a field of the configuration C along
 // a ladder of nice values: to the next rung above (up) or below the current

@@ -132,6 +132,25 @@ func (sc Scenario) Get(key string) string {
 	return ""
 }
 
+// InertSettings names, among the keys a user set, those whose value
+// changes nothing in sc, with the reason: "batch_norm=batch has no effect:
+// no racer takes minibatch steps". The swept knob always acts.
+func (sc Scenario) InertSettings(keys []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, key := range keys {
+		k, ok := sc.Knob(key)
+		if !ok || k.Inert == nil || seen[key] || key == sc.Sweep.Knob {
+			continue
+		}
+		seen[key] = true
+		if why := k.Inert(sc); why != "" {
+			out = append(out, fmt.Sprintf("%s=%s has no effect: %s", key, k.get(&sc), why))
+		}
+	}
+	return out
+}
+
 // KnobNames lists the scenario's keys in help order.
 func (sc Scenario) KnobNames() []string {
 	var names []string

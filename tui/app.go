@@ -189,6 +189,10 @@ func WithLesson(l *Lesson, step int) Option {
 	}
 }
 
+// WithNotice opens the explorer with a sentence in the messages (what the
+// command line set that changes nothing), until the first key.
+func WithNotice(text string) Option { return func(m *Model) { m.c.notice = text } }
+
 // WithPace sets the playback pace in rounds per second (maxPace: as fast as
 // the rounds are computed).
 func WithPace(p float64) Option { return func(m *Model) { m.c.pace = p } }

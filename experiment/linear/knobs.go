@@ -34,12 +34,20 @@ func stepKnobs() []experiment.Knob {
 	return []experiment.Knob{
 		experiment.FloatKnob("eta", "step size η of every racer", false, func(c *Config) *float64 { return &c.Eta }).
 			WithLive(experiment.Live{Down: []string{"["}, Up: []string{"]"}, Name: "η", Desc: "step size η",
-				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}),
+				Step: experiment.LadderStep(etaLadder, func(c *Config) *float64 { return &c.Eta })}).
+			WithInert(experiment.Typed(func(_ experiment.Scenario, c Config) string { return everyRacerPins(c, "eta") })),
 		experiment.IntKnob("local_steps", "local steps s of FedAvg racers that do not pin s", 1, experiment.MaxSteps,
 			func(c *Config) *int { return &c.LocalSteps }).
-			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}),
+			WithLive(experiment.Live{Down: []string{"-", "_"}, Up: []string{"+", "="}, Name: "steps", Desc: "local steps s", Step: stepLocalSteps}).
+			WithInert(experiment.Typed(func(_ experiment.Scenario, c Config) string {
+				if followsLocalSteps(c) {
+					return ""
+				}
+				return "no FedAvg racer follows it (each pins its own s, or none is FedAvg)"
+			})),
 		experiment.IntKnob("batch", "minibatch size B (0 = full batch)", 0, experiment.MaxSamples, func(c *Config) *int { return &c.Batch }).
-			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}),
+			WithLive(experiment.Live{Down: []string{"b"}, Up: []string{"B"}, Name: "batch", Desc: "minibatch size B", Step: stepBatch}).
+			WithInert(experiment.Typed(func(_ experiment.Scenario, c Config) string { return everyRacerPins(c, "b") })),
 		experiment.TextKnob("batch_norm", "minibatch step weight: local (1/n_i, the batch's share of the local loss: one epoch sums to one full-batch step, "+
 			"the paper's reading, docs/papers.md §1.5) or batch (1/B, the per-batch mean: one epoch ≈ n_i/B full steps)",
 			func(c *Config) string { return c.BatchNorm.String() },
@@ -47,8 +55,36 @@ func stepKnobs() []experiment.Knob {
 				n, err := model.ParseBatchNorm(v)
 				c.BatchNorm = n
 				return err
-			}),
+			}).
+			WithInert(experiment.Typed(func(sc experiment.Scenario, c Config) string {
+				if sc.Sweep.Knob == "batch" || takesMinibatches(c) {
+					return ""
+				}
+				return "no racer takes minibatch steps (batch=0 and no racer pins b)"
+			})),
 	}
+}
+
+// everyRacerPins says that every racer pins its own value of option key,
+// so that the knob of the same name reaches none ("" when one follows it).
+func everyRacerPins(c Config, key string) string {
+	for _, r := range c.Racers {
+		if _, pinned := r.Opt(key); !pinned {
+			return ""
+		}
+	}
+	return "every racer pins its own " + key
+}
+
+// takesMinibatches reports whether some racer takes minibatch steps.
+func takesMinibatches(c Config) bool {
+	for _, r := range c.Racers {
+		b, pinned := r.Opt("b")
+		if pinned && b > 0 || !pinned && c.Batch > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // dataField reaches a whole-number field of the federation.
@@ -85,7 +121,13 @@ func dataKnobs(heterogeneity bool) []experiment.Knob {
 				if v == "exact" {
 					c.Data.Scheme = datasets.GammaExact
 				}
-			}),
+			}).
+			WithInert(experiment.Typed(func(sc experiment.Scenario, c Config) string {
+				if c.Data.Gamma != 0 || sc.Sweep.Knob == "gamma" {
+					return ""
+				}
+				return "gamma=0: every client has the same model"
+			})),
 		experiment.IntKnob("subspace_dim", "covariate subspace dimension r (0 = dim, no covariate shift)", 0, experiment.MaxDim,
 			dataField(func(d *datasets.Linear) *int { return &d.SubspaceDim })).
 			WithLive(experiment.Live{Down: []string{"o"}, Up: []string{"O"}, Name: "subspace", Desc: "covariate subspace r", Step: stepSubspace}))

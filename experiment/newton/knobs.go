@@ -63,7 +63,15 @@ func dataKnobs(sc experiment.Scenario, c Config) []experiment.Knob {
 		experiment.IntKnob("rff_dim", "random Fourier features M", 1, 5000, intField(func(d *Data) *int { return &d.RFFDim })),
 		experiment.FloatKnob("bandwidth", "kernel bandwidth σ² (0 = from the median pairwise distance)", true, floatField(func(d *Data) *float64 { return &d.Bandwidth })),
 		experiment.FloatKnob("lambda", "ridge regularisation λ", false, floatField(func(d *Data) *float64 { return &d.Lambda })),
-		experiment.FloatKnob("lambda_prox", "FedProx proximal weight λ_prox", false, func(c *Config) *float64 { return &c.LambdaProx }),
+		experiment.FloatKnob("lambda_prox", "FedProx proximal weight λ_prox", false, func(c *Config) *float64 { return &c.LambdaProx }).
+			WithInert(experiment.Typed(func(_ experiment.Scenario, c Config) string {
+				for _, r := range c.Racers {
+					if _, pinned := r.Opt("mu"); r.Kind == KindFedProx && !pinned {
+						return ""
+					}
+				}
+				return "no FedProx racer follows it (none races, or each pins its own mu)"
+			})),
 	}
 }
 
