@@ -388,3 +388,17 @@ func TestQuitPrintsTheCommandLine(t *testing.T) {
 		t.Fatalf("exit line %q", got)
 	}
 }
+
+// TestNoticeAtStart: a notice given at start (a setting that changes
+// nothing) is on screen until the first key.
+func TestNoticeAtStart(t *testing.T) {
+	h := newHarness(t, small(t), WithNotice("warning: batch_norm=batch has no effect")).start()
+	h.tick(frameInterval)
+	if !strings.Contains(h.screen(), "batch_norm=batch has no effect") {
+		t.Fatalf("the notice is not on screen:\n%s", h.screen())
+	}
+	h.key("l")
+	if strings.Contains(h.screen(), "batch_norm=batch has no effect") {
+		t.Errorf("the notice outlived the first key:\n%s", h.screen())
+	}
+}
