@@ -8,6 +8,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/linear"
 	"github.com/fedscope/fedscope/experiment/registry"
+	"github.com/fedscope/fedscope/internal/cputime"
 )
 
 func preset(tb testing.TB, name string) experiment.Scenario {
@@ -36,11 +37,11 @@ func race(tb testing.TB, e *experiment.Engine, sc experiment.Scenario) {
 func BenchmarkParadoxCold(b *testing.B) {
 	sc := preset(b, "paradox")
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		race(b, experiment.NewEngine(), sc)
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }
 
 // reportCPU reports the CPU time per operation (user + system, all
@@ -60,12 +61,12 @@ func BenchmarkKeyEta(b *testing.B) {
 	e := experiment.NewEngine()
 	race(b, e, sc)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for i := 0; b.Loop(); i++ {
 		experiment.Update(&sc, func(c *linear.Config) { c.Eta = 0.1 * (1 + float64(i+1)*1e-6) })
 		race(b, e, sc)
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }
 
 // BenchmarkKeySteps is the key that moves the local steps s of `paradox`'s
@@ -85,9 +86,9 @@ func BenchmarkKeySteps(b *testing.B) {
 		race(b, e, sc)
 		experiment.Update(&sc, func(c *linear.Config) { c.LocalSteps = 12 })
 		b.StartTimer()
-		start := cpuTime()
+		start := cputime.Process()
 		race(b, e, sc)
-		cpu += cpuTime() - start
+		cpu += cputime.Process() - start
 	}
 	reportCPU(b, cpu)
 }
@@ -107,14 +108,14 @@ func BenchmarkSweepTrial(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for i := uint64(0); b.Loop(); i++ {
 		p.Seed = 1 + i%20
 		if _, err := fam.Evaluate(context.Background(), p); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }
 
 // BenchmarkSweepFedGainCovariate is the whole `fedgain-covariate` sweep at
@@ -139,11 +140,11 @@ func BenchmarkSweepPolynomial(b *testing.B) {
 func benchSweep(b *testing.B, name string) {
 	sc := preset(b, name)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if err := experiment.RunSweep(context.Background(), sc, func(experiment.TrialResult) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }

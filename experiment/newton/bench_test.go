@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/cputime"
 )
 
 // pendigitsTuned is the scenario of `--set data=pendigits.scale --set
@@ -32,8 +33,8 @@ func pendigitsTuned(b *testing.B) experiment.Scenario {
 func BenchmarkPendigitsTunedRun(b *testing.B) {
 	sc := pendigitsTuned(b)
 	b.ReportAllocs()
-	cpu := cpuTime()
-	defer func() { reportCPU(b, cpuTime()-cpu) }()
+	cpu := cputime.Process()
+	defer func() { reportCPU(b, cputime.Process()-cpu) }()
 	for b.Loop() {
 		runAll(b, sc)
 	}
@@ -59,13 +60,13 @@ func runAll(b *testing.B, sc experiment.Scenario) {
 func BenchmarkTunePendigits(b *testing.B) {
 	sc := pendigitsTuned(b)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := cputime.Process()
 	for b.Loop() {
 		if _, err := Family.Prepare(context.Background(), sc, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
-	reportCPU(b, cpuTime()-cpu)
+	reportCPU(b, cputime.Process()-cpu)
 }
 
 // BenchmarkNewtonRounds is the newton-rounds preset end to end: data,
@@ -73,8 +74,8 @@ func BenchmarkTunePendigits(b *testing.B) {
 func BenchmarkNewtonRounds(b *testing.B) {
 	sc := newtonRounds()
 	b.ReportAllocs()
-	cpu := cpuTime()
-	defer func() { reportCPU(b, cpuTime()-cpu) }()
+	cpu := cputime.Process()
+	defer func() { reportCPU(b, cputime.Process()-cpu) }()
 	for b.Loop() {
 		runAll(b, sc)
 	}
@@ -84,8 +85,8 @@ func BenchmarkNewtonRounds(b *testing.B) {
 // serially: the work of `fedscope sweep --trials 1` without the workers.
 func benchSweep(b *testing.B, sc experiment.Scenario) {
 	b.ReportAllocs()
-	cpu := cpuTime()
-	defer func() { reportCPU(b, cpuTime()-cpu) }()
+	cpu := cputime.Process()
+	defer func() { reportCPU(b, cputime.Process()-cpu) }()
 	for b.Loop() {
 		for i := range sc.Sweep.Grid {
 			p, err := sc.PointScenario(i, 0)

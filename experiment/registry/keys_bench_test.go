@@ -9,6 +9,7 @@ import (
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
+	"github.com/fedscope/fedscope/internal/cputime"
 )
 
 // BenchmarkLiveKeys is every key of the run view that re-runs a trajectory,
@@ -100,9 +101,9 @@ func timed(b *testing.B, press func(i int) (experiment.Scenario, bool), e *exper
 		b.StopTimer()
 		sc, _ := press(i)
 		b.StartTimer()
-		start := cpuTime()
+		start := cputime.Process()
 		race(b, e, sc)
-		cpu += cpuTime() - start
+		cpu += cputime.Process() - start
 	}
 	if cpu > 0 {
 		b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/op")
