@@ -63,6 +63,7 @@ func TestShardsCoverEverySweep(t *testing.T) {
 // and with two CPUs (a shard's evaluations, and so the merged statistics,
 // must not depend on which shard or how many CPUs computed them).
 func TestShardMerge(t *testing.T) {
+	skipShort(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	dir := t.TempDir()
 	for _, procs := range []int{1, 2} {

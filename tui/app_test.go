@@ -162,6 +162,7 @@ func TestRealDivergence(t *testing.T) {
 }
 
 func TestNoPanicAtAnySize(t *testing.T) {
+	skipShort(t)
 	for _, name := range []string{"paradox", "mixture", "fedgain-model", "lowrank", "fedavg-bound"} {
 		sc := preset(t, name)
 		h := newHarness(t, sc, WithRunner(blockingRunner), WithSweepRunner(func(ctx context.Context, _ experiment.Scenario, _ func(experiment.TrialResult)) error {

@@ -216,6 +216,7 @@ func TestSeparationKeys(t *testing.T) {
 // TestClusterViewNoPanicAtAnySize resizes a finished mixture run through
 // every size, in both grid modes and with the help overlay.
 func TestClusterViewNoPanicAtAnySize(t *testing.T) {
+	skipShort(t)
 	sc := preset(t, "mixture")
 	h := newHarness(t, sc, WithRunner(fakeMixtureRunner(mixtureFacts(t, sc), 12, 0.02)), WithPace(maxPace)).start()
 	h.tick(frameInterval)

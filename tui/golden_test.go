@@ -45,6 +45,7 @@ func TestGoldenParadox(t *testing.T) {
 // from a scripted one (the real sweeps take minutes; their layout is what
 // is compared here). Regenerate with -update and look at them.
 func TestGoldenScreens(t *testing.T) {
+	skipShort(t)
 	for _, p := range catalog.Presets() {
 		t.Run(p.Name, func(t *testing.T) {
 			h := finished(t, p.Name)

@@ -178,6 +178,7 @@ func cheapReport(t *testing.T) (string, *reproduce.Report) {
 // XML; and every claim whose experiments ran has a reproduced or differs
 // verdict with a value.
 func TestReportMatchesCSV(t *testing.T) {
+	skipShort(t)
 	dir, rep := cheapReport(t)
 	rows := reportRows(t, filepath.Join(dir, "report.md"))
 	want := func(id string, v float64) {
@@ -264,6 +265,7 @@ func TestReportMatchesCSV(t *testing.T) {
 // their directories and gets report.md and the figures byte for byte as
 // the unsharded reproduction writes them; a missing shard is refused.
 func TestShardsMerge(t *testing.T) {
+	skipShort(t)
 	whole, rep := cheapReport(t)
 	var dirs []string
 	for i := range 3 {
@@ -496,6 +498,7 @@ func TestGuideNumbers(t *testing.T) {
 // TestSameBytesAnyCPUs: on one CPU the reproduction writes the same rows,
 // report and figures as on all of them.
 func TestSameBytesAnyCPUs(t *testing.T) {
+	skipShort(t)
 	whole, rep := cheapReport(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	one, _ := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test"})
