@@ -45,6 +45,7 @@ type Prepared struct {
 	// parameters re-runs that racer only.
 	trajMu sync.Mutex
 	traj   map[string]trajectory
+	kept   int // the numbers the trajectories hold
 }
 
 // trajectory is a racer's rounds and how its run ended.
@@ -53,9 +54,13 @@ type trajectory struct {
 	err    error
 }
 
-// maxTrajectories bounds the trajectories a problem keeps; past it they
-// are dropped and kept again from the next run on.
-const maxTrajectories = 32
+// maxTrajectories and maxKeptFloats bound the trajectories a problem keeps
+// (their number, and the numbers of their models and metrics: 16 MB); past
+// either bound they are dropped and kept again from the next run on.
+const (
+	maxTrajectories = 32
+	maxKeptFloats   = 1 << 21
+)
 
 // cached wraps a racer's run so that its rounds on a problem are computed
 // once per racer id and number of rounds, and replayed after. The id holds
@@ -79,17 +84,22 @@ func cached(id string, run func(context.Context, *Prepared, int, func(experiment
 			}
 			return t.err
 		}
+		// The rounds emitted are values nobody modifies (experiment.Table),
+		// so they are kept as they are and copied when replayed.
 		var rec []experiment.Round
+		size := 0
 		err := run(ctx, data, rounds, func(r experiment.Round) {
-			rec = append(rec, copyRound(r))
+			rec = append(rec, r)
+			size += len(r.Theta) + len(r.Values) + len(r.Assign)
 			emit(r)
 		})
-		if ctx.Err() == nil {
+		if ctx.Err() == nil && size <= maxKeptFloats {
 			data.trajMu.Lock()
-			if data.traj == nil || len(data.traj) >= maxTrajectories {
-				data.traj = map[string]trajectory{}
+			if data.traj == nil || len(data.traj) >= maxTrajectories || data.kept+size > maxKeptFloats {
+				data.traj, data.kept = map[string]trajectory{}, 0
 			}
 			data.traj[key] = trajectory{rounds: rec, err: err}
+			data.kept += size
 			data.trajMu.Unlock()
 		}
 		return err
