@@ -43,11 +43,23 @@ func (r *Ridge) Contraction() float64 {
 // the Krylov space is invariant (then the Ritz values are exact); with the
 // quadratic bound r²/gap once the extreme Ritz values are isolated.
 func (r *Ridge) ContractionTol(tol float64) (float64, int) {
-	ops := make([]*RidgeOp, len(r.Clients))
-	for j := range r.Clients {
-		ops[j] = r.Clients[j].Op
-	}
-	return contraction(r.Pooled, ops, r.Weights, r.M, tol, 0)
+	return contractionOn(r.lanczosSeq(), r.M, tol, 0)
+}
+
+// lanczosSeq returns the Lanczos process of the problem's AH, shared by
+// ContractionTol and NewtonSpectrum: both run the same process (the same
+// operators and first vector) and differ only in when they stop, so the one
+// that runs second continues from the steps of the first, with the same
+// bits as running it alone.
+func (r *Ridge) lanczosSeq() *lanczosSeq {
+	r.seqOnce.Do(func() {
+		ops := make([]*RidgeOp, len(r.Clients))
+		for j := range r.Clients {
+			ops[j] = r.Clients[j].Op
+		}
+		r.seq = newLanczosSeq(r.Pooled, ops, r.Weights, r.M)
+	})
+	return r.seq
 }
 
 // ContractionAt returns Υ at λ (to tol, as Ridge.ContractionTol) without
@@ -106,6 +118,34 @@ func (s sumOp) MulTo(dst, v []float64, c int, scratch []float64) {
 // Hessians H_j with weights p_j; limit > 0 stops once the estimate reaches
 // it (ContractionAt).
 func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, limit float64) (float64, int) {
+	return contractionOn(newLanczosSeq(pooled, clients, w, m), m, tol, limit)
+}
+
+// contractionOn is contraction on the steps of seq.
+func contractionOn(seq *lanczosSeq, m int, tol, limit float64) (float64, int) {
+	maxSteps := min(m, 400)
+	for k := 1; ; k++ {
+		alpha, beta, b := seq.step(k)
+		if k <= 60 || k%5 == 0 || k == maxSteps || b == 0 {
+			ups, done := estimate(alpha, beta, b, tol, limit)
+			if done || k >= maxSteps {
+				return ups, k
+			}
+		}
+	}
+}
+
+// lanczosSeq is a Lanczos process (for the pooled Hessian H and the local
+// solves of the clients with weights w) whose steps are computed once, on
+// demand, and kept.
+type lanczosSeq struct {
+	mu    sync.Mutex
+	l     *lanczos
+	norms []float64 // norms[k−1]: the H-norm of step k's new direction
+	z, hz []float64 // the direction of the last step, not yet accepted
+}
+
+func newLanczosSeq(pooled hessian, clients []*RidgeOp, w []float64, m int) *lanczosSeq {
 	n := pooled.ScratchLen()
 	for _, op := range clients {
 		n = max(n, op.ScratchLen())
@@ -121,24 +161,34 @@ func contraction(pooled hessian, clients []*RidgeOp, w []float64, m int, tol, li
 			for j := range vs {
 				vs[j] = v
 			}
-			SolveBatch(clients, tmp, vs, 1, scratch)
+			SolveBatch(clients, tmp, vs, 1, scratch) // the clients' solves overlapped
 			clear(dst)
 			for j := range clients {
 				floatsAxpy(w[j], tmp[j], dst)
 			}
 		}}
-	l.start()
-	maxSteps := min(m, 400)
-	for k := 1; ; k++ {
-		z, hz, b := l.extend()
-		if k <= 60 || k%5 == 0 || k == maxSteps || b == 0 {
-			ups, done := l.estimate(b, tol, limit)
-			if done || k >= maxSteps {
-				return ups, k
-			}
-		}
-		l.accept(z, hz, b)
+	return &lanczosSeq{l: l}
+}
+
+// step runs the process to its step k (k ≥ 1): the first vector, k − 1
+// accepted directions and the k-th direction computed, and returns T's
+// diagonal α_1…α_k, its off-diagonal β_1…β_{k−1} and the norm of the k-th
+// direction. The slices are not changed later.
+func (s *lanczosSeq) step(k int) (alpha, beta []float64, next float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.l.q == nil {
+		s.l.start()
 	}
+	for len(s.norms) < k {
+		if j := len(s.norms); j > 0 {
+			s.l.accept(s.z, s.hz, s.norms[j-1])
+		}
+		var b float64
+		s.z, s.hz, b = s.l.extend()
+		s.norms = append(s.norms, b)
+	}
+	return s.l.alpha[:k:k], s.l.beta[: k-1 : k-1], s.norms[k-1]
 }
 
 // lanczos is the Lanczos process for the eigenvalues of AH, self-adjoint
@@ -184,12 +234,12 @@ func (l *lanczos) extend() (z, hz []float64, b float64) {
 	return z, hz, math.Sqrt(math.Max(dotN(z, hz, m), 0))
 }
 
-// estimate returns Υ from T's extreme Ritz values (next the norm of the
-// next direction) and whether to stop: Υ accurate to tol, the basis
+// estimate returns Υ from the extreme Ritz values of T (diagonal alpha,
+// off-diagonal beta; next the norm of the next direction) and whether to stop: Υ accurate to tol, the basis
 // invariant, or Υ at limit (> 0).
-func (l *lanczos) estimate(next, tol, limit float64) (ups float64, done bool) {
-	k := len(l.alpha)
-	lo, hi, resLo, resHi := ritz(l.alpha, l.beta, next)
+func estimate(alpha, beta []float64, next, tol, limit float64) (ups float64, done bool) {
+	k := len(alpha)
+	lo, hi, resLo, resHi := ritz(alpha, beta, next)
 	ups = math.Max(lo, hi)
 	// Υ is set by one end of the spectrum: that end must be accurate, and
 	// the other must not be able to overtake it.
@@ -198,7 +248,7 @@ func (l *lanczos) estimate(next, tol, limit float64) (ups float64, done bool) {
 		errUps, other, resOther = resHi, lo, resLo
 	}
 	converged := k >= 2 && errUps <= tol*math.Max(1, ups) && other+resOther <= ups
-	invariant := next <= 1e-13*math.Max(1, math.Abs(l.alpha[k-1]))
+	invariant := next <= 1e-13*math.Max(1, math.Abs(alpha[k-1]))
 	return ups, invariant || converged || (limit > 0 && ups >= limit)
 }
 

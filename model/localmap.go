@@ -305,8 +305,10 @@ func (l *Local) ProxTerm(eta float64, dst, v, work []float64) {
 	for k, b := range l.B {
 		v[k] = eta * b
 	}
-	lapack64.Potrs(t, blas64.General{Rows: r, Cols: 1, Stride: 1, Data: v})
-	lapack64.Potri(t)
+	// gonum's Dpotrs and Dpotri, bit for bit, without its BLAS calls on
+	// rows of one number.
+	dense.PotrsUpper1(r, t.Data, r, v)
+	dense.PotriUpper(r, t.Data, r)
 	for i := 0; i < r; i++ {
 		dst[i*r+i] = 1 - a[i*r+i]
 		for j := i + 1; j < r; j++ {

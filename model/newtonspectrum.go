@@ -14,45 +14,19 @@ import "math"
 // η = 2/(1 + μ_max) it is (μ_max − 1)/(μ_max + 1) < 1 whenever μ_min ≥ 1,
 // for every λ.
 func (r *Ridge) NewtonSpectrum(tol float64) (muMin, muMax float64, steps int) {
-	ops := make([]*RidgeOp, len(r.Clients))
-	for j := range r.Clients {
-		ops[j] = r.Clients[j].Op
-	}
-	n := r.Pooled.ScratchLen()
-	for _, op := range ops {
-		n = max(n, op.ScratchLen())
-	}
-	scratch := make([]float64, n)
-	tmp, vs := make([][]float64, len(ops)), make([][]float64, len(ops))
-	for j := range tmp {
-		tmp[j] = make([]float64, r.M)
-	}
-	l := &lanczos{m: r.M,
-		mulH: func(dst, v []float64) { r.Pooled.MulTo(dst, v, 1, scratch) },
-		mulA: func(dst, v []float64) {
-			for j := range vs {
-				vs[j] = v
-			}
-			SolveBatch(ops, tmp, vs, 1, scratch) // the clients' solves overlapped
-			clear(dst)
-			for j := range ops {
-				floatsAxpy(r.Weights[j], tmp[j], dst)
-			}
-		}}
-	l.start()
+	seq := r.lanczosSeq() // the steps of Contraction's process, when it ran first
 	maxSteps := min(r.M, 400)
 	for k := 1; ; k++ {
-		z, hz, b := l.extend()
+		alpha, beta, b := seq.step(k)
 		if k >= 2 || b == 0 {
-			lo, hi, resLo, resHi := ritz(l.alpha, l.beta, b)
+			lo, hi, resLo, resHi := ritz(alpha, beta, b)
 			muMin, muMax = 1-lo, 1+hi
 			acc := tol * math.Max(1, muMax)
-			invariant := b <= 1e-13*math.Max(1, math.Abs(l.alpha[k-1]))
+			invariant := b <= 1e-13*math.Max(1, math.Abs(alpha[k-1]))
 			if invariant || (resLo <= acc && resHi <= acc) || k >= maxSteps {
 				return muMin, muMax, k
 			}
 		}
-		l.accept(z, hz, b)
 	}
 }
 

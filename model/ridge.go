@@ -72,6 +72,8 @@ type Ridge struct {
 
 	contrOnce sync.Once
 	contr     float64
+	seqOnce   sync.Once
+	seq       *lanczosSeq // the Lanczos process of Contraction and NewtonSpectrum
 
 	// The data the problem was built from, kept (read-only, shared) for
 	// the diagnosis of a contraction factor above 1 (Diagnose).

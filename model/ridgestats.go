@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/fedscope/fedscope/datasets"
+	"github.com/fedscope/fedscope/internal/dense"
 	"github.com/fedscope/fedscope/internal/parallel"
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // RidgeStats are the statistics of a ridge problem in feature space that do
@@ -152,7 +152,8 @@ func clientStats(set *datasets.Set, fm FeatureMap, classes int) hessianStats {
 		if c == 1 {
 			gemv(blas.Trans, inv, general(nb, m, rows), tgt[:nb], 1, h.b)
 		} else {
-			blas64.Gemm(blas.Trans, blas.NoTrans, inv, general(nb, m, rows), general(nb, c, tgt[:nb*c]), 1, general(m, c, h.b))
+			// gonum's Dgemm(Trans, NoTrans, …, beta = 1), bit for bit.
+			dense.GemmTNAcc(m, c, nb, inv, rows, m, tgt[:nb*c], c, 1, h.b, c)
 		}
 		if !dual {
 			transposeTo(bt[:nb*m], rows, nb, m)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
@@ -38,6 +39,82 @@ type Prepared struct {
 
 	specOnce     sync.Once
 	muMin, muMax float64 // the extreme eigenvalues of AH (model.Ridge.NewtonSpectrum)
+
+	// The rounds of the racers already run on this problem, by racer id
+	// and number of rounds (cached): a key press that changes one racer's
+	// parameters re-runs that racer only.
+	trajMu sync.Mutex
+	traj   map[string]trajectory
+	kept   int // the numbers the trajectories hold
+}
+
+// trajectory is a racer's rounds and how its run ended.
+type trajectory struct {
+	rounds []experiment.Round
+	err    error
+}
+
+// maxTrajectories and maxKeptFloats bound the trajectories a problem keeps
+// (their number, and the numbers of their models and metrics: 16 MB); past
+// either bound they are dropped and kept again from the next run on.
+const (
+	maxTrajectories = 32
+	maxKeptFloats   = 1 << 21
+)
+
+// cached wraps a racer's run so that its rounds on a problem are computed
+// once per racer id and number of rounds, and replayed after. The id holds
+// every parameter of the racer (the algorithm and what it pins or takes
+// from the scenario), and everything else a racer reads is the problem, so
+// a replay emits exactly the rounds a new run would. A run cut short by its
+// context is not kept.
+func cached(id string, run func(context.Context, *Prepared, int, func(experiment.Round)) error) func(context.Context, *Prepared, int, func(experiment.Round)) error {
+	return func(ctx context.Context, data *Prepared, rounds int, emit func(experiment.Round)) error {
+		key := fmt.Sprintf("%s/%d", id, rounds)
+		data.trajMu.Lock()
+		t, ok := data.traj[key]
+		data.trajMu.Unlock()
+		if ok {
+			replays.Add(1)
+			for _, r := range t.rounds {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				emit(copyRound(r))
+			}
+			return t.err
+		}
+		// The rounds emitted are values nobody modifies (experiment.Table),
+		// so they are kept as they are and copied when replayed.
+		var rec []experiment.Round
+		size := 0
+		err := run(ctx, data, rounds, func(r experiment.Round) {
+			rec = append(rec, r)
+			size += len(r.Theta) + len(r.Values) + len(r.Assign)
+			emit(r)
+		})
+		if ctx.Err() == nil && size <= maxKeptFloats {
+			data.trajMu.Lock()
+			if data.traj == nil || len(data.traj) >= maxTrajectories || data.kept+size > maxKeptFloats {
+				data.traj, data.kept = map[string]trajectory{}, 0
+			}
+			data.traj[key] = trajectory{rounds: rec, err: err}
+			data.kept += size
+			data.trajMu.Unlock()
+		}
+		return err
+	}
+}
+
+// replays counts the runs served from kept rounds (for the tests).
+var replays atomic.Int64
+
+// copyRound returns r with its own slices.
+func copyRound(r experiment.Round) experiment.Round {
+	r.Theta = append([]float64(nil), r.Theta...)
+	r.Values = append([]float64(nil), r.Values...)
+	r.Assign = append([]int(nil), r.Assign...)
+	return r
 }
 
 // Problem is a ridge problem and the setting it was built at.
@@ -81,10 +158,10 @@ func (compute) Racers(_ experiment.Scenario, c Config) []experiment.RacerOf[*Pre
 			label, alg = "FedNewton", algorithms.FedNewton{}
 			if _, damped := spec.Opt("damped"); damped {
 				label, id = "FedNewton damped", "fednewton/damped"
-				out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: dampedRunner})
+				out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: cached(id, dampedRunner)})
 				continue
 			}
-			out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: undampedRunner})
+			out = appendRacer(out, seen, id, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: cached(id, undampedRunner)})
 			continue
 		case KindFedAvg:
 			s, _ := spec.Opt("s")
@@ -120,7 +197,7 @@ func (compute) Racers(_ experiment.Scenario, c Config) []experiment.RacerOf[*Pre
 			continue
 		}
 		seen[id] = true
-		out = append(out, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: runner(alg)})
+		out = append(out, experiment.RacerOf[*Prepared]{Label: label, Spec: spec, Run: cached(id, runner(alg))})
 	}
 	return out
 }
