@@ -192,15 +192,27 @@ func descriptor(path string) (int, bool) {
 
 // openDescriptor writes to an inherited descriptor directly: it shares the
 // shell's file offset, so `--out /dev/fd/3 3>>log` appends.
+//
+// It writes through a duplicate of the descriptor, which it closes when
+// done: an *os.File made on the inherited number itself would close that
+// number when collected, maybe long after its owner closed it and the
+// number went to another file.
 func openDescriptor(path string, fd int, bad func(string, ...any) error) (*Target, error) {
-	f := os.NewFile(uintptr(fd), path)
+	own, owned, err := duplicate(fd)
+	if err != nil {
+		return nil, bad("descriptor %d is not open", fd)
+	}
+	f := os.NewFile(uintptr(own), path)
 	if f == nil {
 		return nil, bad("no such open file descriptor")
 	}
 	if _, err := f.Stat(); err != nil {
+		if owned {
+			f.Close()
+		}
 		return nil, bad("descriptor %d is not open", fd)
 	}
-	return &Target{Path: path, Real: path, Kind: Direct, direct: f, keep: true}, nil
+	return &Target{Path: path, Real: path, Kind: Direct, direct: f, keep: !owned}, nil
 }
 
 // resolve follows symbolic links to the file they finally name, which may

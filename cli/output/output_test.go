@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -430,5 +431,38 @@ func TestFormatFor(t *testing.T) {
 		if test.bad != (err != nil) || (err != nil && !errors.As(err, &ie)) || (!test.bad && got != test.want) {
 			t.Errorf("FormatFor(%q, %q) = %v, %v; want %v (bad: %v)", test.flag, test.out, got, err, test.want, test.bad)
 		}
+	}
+}
+
+// TestDescriptorLeftToItsOwner: a target on /dev/fd/N writes through a
+// descriptor of its own, so that once the owner has closed N and the
+// number went to another file, collecting the target closes nothing of
+// that file.
+func TestDescriptorLeftToItsOwner(t *testing.T) {
+	if _, err := os.Stat("/dev/fd"); err != nil {
+		t.Skip("no /dev/fd here; skipped")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	fd := w.Fd()
+	mustWrite(t, fmt.Sprintf("/dev/fd/%d", fd))
+	w.Close()
+	f, err := os.CreateTemp(t.TempDir(), "next")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Fd() != fd {
+		t.Skipf("descriptor %d went to no new file (got %d)", fd, f.Fd())
+	}
+	for range 5 {
+		runtime.GC() // runs the finalizers of what is no longer reachable
+		runtime.Gosched()
+	}
+	if _, err := f.WriteString("still open\n"); err != nil {
+		t.Errorf("the file that took descriptor %d was closed behind its back: %v", fd, err)
 	}
 }

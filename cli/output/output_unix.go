@@ -61,6 +61,18 @@ func openFIFO(ctx context.Context, path string) (*os.File, error) {
 	return r.f, r.err
 }
 
+// duplicate returns a descriptor of the process's own for the open file of
+// fd (owned: to be closed by whoever took it), close-on-exec.
+func duplicate(fd int) (own int, owned bool, err error) {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if own, err = syscall.Dup(fd); err != nil {
+		return 0, false, err
+	}
+	syscall.CloseOnExec(own)
+	return own, true, nil
+}
+
 // lockTemp holds a lock on a temporary file for as long as the process
 // lives (the kernel releases it when the process ends, however it ends).
 // A file system without locks leaves it unlocked: isStale then never
