@@ -34,12 +34,7 @@ func main() {
 	profile := flag.String("cpuprofile", "", "write a CPU profile to `file`")
 	flag.Parse()
 	if *profile != "" {
-		f, err := os.Create(*profile)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		pprof.StartCPUProfile(f)
+		startProfile(*profile)
 		defer pprof.StopCPUProfile()
 	}
 	cfg := datasets.Linear{Clients: *clients, Dim: *dim, Samples: *samples, Noise: 0.5}
@@ -48,48 +43,77 @@ func main() {
 	step := *eta * min(1, 4/((1+math.Sqrt(float64(*dim)/float64(*samples)))*(1+math.Sqrt(float64(*dim)/float64(*samples)))))
 	specs := []algorithms.MapSpec{{Eta: step, Steps: 1}, {Eta: step, Steps: 5}, {Eta: step, Steps: 10}, {Prox: true, Eta: step}}
 
-	t0, c0 := time.Now(), cpu()
-	fed, err := cfg.Generate(1)
+	var (
+		fed *datasets.Federation
+		p   *model.Problem
+		err error
+	)
+	gen := timed(func() { fed, err = cfg.Generate(1) })
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		fail(2, err)
 	}
-	tGen, cGen := time.Since(t0), cpu()-c0
-	t1, c1 := time.Now(), cpu()
-	p := model.NewProblem(fed)
-	tStats, cStats := time.Since(t1), cpu()-c1
-	t2, c2 := time.Now(), cpu()
-	if err := algorithms.PrepareMaps(context.Background(), p, specs); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	stats := timed(func() { p = model.NewProblem(fed) })
+	maps := timed(func() { err = algorithms.PrepareMaps(context.Background(), p, specs) })
+	if err != nil {
+		fail(1, err)
 	}
-	tMaps, cMaps := time.Since(t2), cpu()-c2
-
 	racers := []algorithms.Algorithm{
 		algorithms.FedAvg{Eta: step, LocalSteps: 1}, algorithms.FedAvg{Eta: step, LocalSteps: 5},
 		algorithms.FedAvg{Eta: step, LocalSteps: 10}, algorithms.FedProx{Eta: step},
 	}
-	t3, c3 := time.Now(), cpu()
+	race := timed(func() { err = runRacers(p, racers, *rounds) })
+	if err != nil {
+		fail(1, err)
+	}
+	fmt.Printf("M=%d d=%d n=%d  generate %s (cpu %s)  statistics %s (cpu %s)  maps %s (cpu %s)  setup %s  %d rounds × 4 racers %s → %.0f rounds/s (cpu %s)  peak RSS %d MB\n",
+		*clients, *dim, *samples, ms(gen.wall), ms(gen.cpu), ms(stats.wall), ms(stats.cpu), ms(maps.wall), ms(maps.cpu), ms(gen.wall+stats.wall+maps.wall),
+		*rounds, ms(race.wall), float64(*rounds)/race.wall.Seconds(), ms(race.cpu), peakRSS()>>20)
+}
+
+// startProfile starts the CPU profile into the file at path.
+func startProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fail(1, err)
+	}
+	pprof.StartCPUProfile(f)
+}
+
+// fail prints err and exits with code.
+func fail(code int, err error) {
+	fmt.Fprintln(os.Stderr, err)
+	os.Exit(code)
+}
+
+// phase is the wall-clock and CPU time of one phase of the case.
+type phase struct{ wall, cpu time.Duration }
+
+// timed runs f and returns its wall-clock and CPU time.
+func timed(f func()) phase {
+	t, c := time.Now(), cpu()
+	f()
+	return phase{time.Since(t), cpu() - c}
+}
+
+// runRacers runs the racers side by side for rounds rounds each and
+// returns the first racer's error, in racer order.
+func runRacers(p *model.Problem, racers []algorithms.Algorithm, rounds int) error {
 	var wg sync.WaitGroup
 	errs := make([]error, len(racers))
 	for i, alg := range racers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = alg.Run(context.Background(), p, *rounds, func(algorithms.LinearRound) {})
+			errs[i] = alg.Run(context.Background(), p, rounds, func(algorithms.LinearRound) {})
 		}()
 	}
 	wg.Wait()
-	tRounds, cRounds := time.Since(t3), cpu()-c3
 	for _, err := range errs {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+			return err
 		}
 	}
-	fmt.Printf("M=%d d=%d n=%d  generate %s (cpu %s)  statistics %s (cpu %s)  maps %s (cpu %s)  setup %s  %d rounds × 4 racers %s → %.0f rounds/s (cpu %s)  peak RSS %d MB\n",
-		*clients, *dim, *samples, ms(tGen), ms(cGen), ms(tStats), ms(cStats), ms(tMaps), ms(cMaps), ms(tGen+tStats+tMaps),
-		*rounds, ms(tRounds), float64(*rounds)/tRounds.Seconds(), ms(cRounds), peakRSS()>>20)
+	return nil
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.0f ms", float64(d)/1e6) }

@@ -292,3 +292,21 @@ func BenchmarkGemv(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkGemmTNAcc(b *testing.B) {
+	// model/ridge.go: the m×c right-hand sides of m features, c classes.
+	const m, n, k = 256, 10, 500
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, bm, c := randSlice(rng, k*m), randSlice(rng, k*n), make([]float64, m*n)
+	b.Run("dense", func(b *testing.B) {
+		for b.Loop() {
+			GemmTNAcc(m, n, k, 0.5, a, m, bm, n, 0.25, c, n)
+		}
+	})
+	b.Run("gonum", func(b *testing.B) {
+		impl := blas64.Implementation()
+		for b.Loop() {
+			impl.Dgemm(blas.Trans, blas.NoTrans, m, n, k, 0.5, a, m, bm, n, 0.25, c, n)
+		}
+	})
+}

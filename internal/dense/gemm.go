@@ -128,64 +128,99 @@ func GemmTNAcc(m, n, k int, alpha float64, a []float64, lda int, b []float64, ld
 		panic("dense: GemmTNAcc: slice too short")
 	}
 	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
+		scaleRect(m, n, beta, c, ldc)
 	}
 	if alpha == 0 || k == 0 {
 		return
 	}
 	if !useAVX2 || m < 4 || n < 8 {
-		for i := 0; i < m; i++ {
-			for l := 0; l < k; l++ {
-				t := alpha * a[l*lda+i]
-				row, br := c[i*ldc:i*ldc+n], b[l*ldb:l*ldb+n]
-				for j, v := range br {
-					row[j] += float64(t * v)
-				}
-			}
-		}
+		gemmTNAccGo(m, n, k, alpha, a, lda, b, ldb, c, ldc)
 		return
 	}
-	// alpha·A is packed 64 columns at a time (contiguous reads of each of
-	// its rows), and the 4-row groups of C read their coefficients there.
-	const block = 64
+	gemmTNAccAVX2(m, n, k, alpha, a, lda, b, ldb, c, ldc)
+}
+
+// scaleRect multiplies the m×n C (stride ldc) by beta, zeroing it for
+// beta = 0 (so that NaN or Inf in C do not survive, as in gonum).
+func scaleRect(m, n int, beta float64, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemmTNAccGo is the pure-Go path of GemmTNAcc: c_ij += (alpha·a_li)·b_lj,
+// row i of C at a time, l in increasing order.
+func gemmTNAccGo(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	for i := 0; i < m; i++ {
+		for l := 0; l < k; l++ {
+			t := alpha * a[l*lda+i]
+			row, br := c[i*ldc:i*ldc+n], b[l*ldb:l*ldb+n]
+			for j, v := range br {
+				row[j] += float64(t * v)
+			}
+		}
+	}
+}
+
+// gemmTNAccBlock is the number of columns of alpha·A that gemmTNAccAVX2
+// packs at a time.
+const gemmTNAccBlock = 64
+
+// gemmTNAccAVX2 is the AVX2 path of GemmTNAcc (m ≥ 4, n ≥ 8): alpha·A is
+// packed gemmTNAccBlock columns at a time (contiguous reads of each of its
+// rows), and the 4-row groups of C read their coefficients there.
+func gemmTNAccAVX2(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	const block = gemmTNAccBlock
 	buf := packPool.Get().(*[]float64)
 	defer packPool.Put(buf)
 	if cap(*buf) < (block+3)*k {
 		*buf = make([]float64, (block+3)*k)
 	}
-	var acc [32]float64
 	for b0 := 0; b0 < m; b0 += block {
 		b1 := min(b0+block, m)
 		p0 := min(b0, m-4) // a last group moved back may start before b0
 		w := b1 - p0
 		pa := (*buf)[:w*k]
-		for l := 0; l < k; l++ {
-			src, dst := a[l*lda+p0:l*lda+b1], pa[l*w:(l+1)*w]
-			for r, v := range src {
-				dst[r] = alpha * v
-			}
+		packScaledCols(pa, w, k, alpha, a, lda, p0, b1)
+		gemmTNAccTiles(n, k, pa, w, p0, b0, b1, m, b, ldb, c, ldc)
+	}
+}
+
+// packScaledCols sets pa (k×w, w = b1−p0) to alpha times columns p0…b1−1
+// of the k rows of A.
+func packScaledCols(pa []float64, w, k int, alpha float64, a []float64, lda, p0, b1 int) {
+	for l := 0; l < k; l++ {
+		src, dst := a[l*lda+p0:l*lda+b1], pa[l*w:(l+1)*w]
+		for r, v := range src {
+			dst[r] = alpha * v
 		}
-		for i0 := b0; i0 < b1; i0 += 4 {
-			i := min(i0, m-4)
-			for j0 := 0; j0 < n; j0 += 8 {
-				j := min(j0, n-8)
-				for q := 0; q < 4; q++ {
-					*(*[8]float64)(acc[q*8:]) = *(*[8]float64)(c[(i+q)*ldc+j:])
-				}
-				gemm4x8AccAVX2(k, &pa[i-p0], 8*w, &b[j], 8*ldb, &acc)
-				for q := i0 - i; q < 4; q++ {
-					for p := j0 - j; p < 8; p++ {
-						c[(i+q)*ldc+j+p] = acc[q*8+p]
-					}
+	}
+}
+
+// gemmTNAccTiles updates rows b0…b1−1 of C in 4×8 tiles started from C's
+// own entries, with the coefficients packed in pa (columns p0…b1−1 of
+// alpha·A, stride w); a tile moved back to end at C's edge stores only the
+// entries no earlier tile has.
+func gemmTNAccTiles(n, k int, pa []float64, w, p0, b0, b1, m int, b []float64, ldb int, c []float64, ldc int) {
+	var acc [32]float64
+	for i0 := b0; i0 < b1; i0 += 4 {
+		i := min(i0, m-4)
+		for j0 := 0; j0 < n; j0 += 8 {
+			j := min(j0, n-8)
+			for q := 0; q < 4; q++ {
+				*(*[8]float64)(acc[q*8:]) = *(*[8]float64)(c[(i+q)*ldc+j:])
+			}
+			gemm4x8AccAVX2(k, &pa[i-p0], 8*w, &b[j], 8*ldb, &acc)
+			for q := i0 - i; q < 4; q++ {
+				for p := j0 - j; p < 8; p++ {
+					c[(i+q)*ldc+j+p] = acc[q*8+p]
 				}
 			}
 		}

@@ -108,37 +108,46 @@ func GemvT(m, n int, alpha float64, a []float64, lda int, x []float64, beta floa
 	// Rows in blocks of gemvTRows, so that a block's rows stay in cache while
 	// y passes over them in chunks of sixteen (gonum passes four rows at a
 	// time over all of y); each y_j still adds the rows in order.
-	const gemvTRows = 16
-	var acc [16]float64
 	for i0 := 0; i0 < m; i0 += gemvTRows {
-		rows := min(gemvTRows, m-i0)
-		j0 := 0
-		if useAVX2 && n >= 16 {
-			nc := n / 16
-			_ = a[(i0+rows-1)*lda+16*nc-1]
-			gemvTBlockAVX2(rows, nc, &a[i0*lda], 8*lda, &coef[i0], &y[0])
-			j0 = 16 * nc
+		gemvTRowBlock(min(gemvTRows, m-i0), n, i0, a, lda, coef, y)
+	}
+}
+
+// gemvTRows is the number of rows of A that GemvT adds to y at a time.
+const gemvTRows = 16
+
+// gemvTRowBlock adds rows i0…i0+rows−1 of A, times their coefficients
+// coef[i], to the n numbers of y in row order: with AVX2 sixteen entries of
+// y at a time, then chunks of sixteen or of the multiple of four left, then
+// the last n mod 4 entries one at a time.
+func gemvTRowBlock(rows, n, i0 int, a []float64, lda int, coef, y []float64) {
+	var acc [16]float64
+	j0 := 0
+	if useAVX2 && n >= 16 {
+		nc := n / 16
+		_ = a[(i0+rows-1)*lda+16*nc-1]
+		gemvTBlockAVX2(rows, nc, &a[i0*lda], 8*lda, &coef[i0], &y[0])
+		j0 = 16 * nc
+	}
+	for ; j0 < n; j0 += 16 {
+		w := min(16, (n-j0)&^3) // 16 numbers, or the multiple of four left
+		if w == 0 {
+			break
 		}
-		for ; j0 < n; j0 += 16 {
-			w := min(16, (n-j0)&^3) // 16 numbers, or the multiple of four left
-			if w == 0 {
-				break
-			}
-			s := acc[:w]
-			copy(s, y[j0:j0+w])
-			rowSum(false, rows, a, i0*lda+j0, lda, coef, i0, 1, s)
-			copy(y[j0:j0+w], s)
-			if w < 16 {
-				j0 += w
-				break
-			}
+		s := acc[:w]
+		copy(s, y[j0:j0+w])
+		rowSum(false, rows, a, i0*lda+j0, lda, coef, i0, 1, s)
+		copy(y[j0:j0+w], s)
+		if w < 16 {
+			j0 += w
+			break
 		}
-		for j := j0; j < n; j++ { // the last n mod 4
-			s := y[j]
-			for i := i0; i < i0+rows; i++ {
-				s += float64(coef[i] * a[i*lda+j])
-			}
-			y[j] = s
+	}
+	for j := j0; j < n; j++ { // the last n mod 4
+		s := y[j]
+		for i := i0; i < i0+rows; i++ {
+			s += float64(coef[i] * a[i*lda+j])
 		}
+		y[j] = s
 	}
 }

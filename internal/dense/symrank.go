@@ -47,20 +47,10 @@ func SymRank(c []float64, ldc int, a []float64, lda, r, n int, alpha, beta float
 		run = Serial
 	}
 	tasks := (r + symTask - 1) / symTask
-	taskRows := func(t int) (int, int) { return t * symTask, min((t+1)*symTask, r) }
 	if beta != 1 {
 		run(tasks, func(t int) {
-			k0, k1 := taskRows(t)
-			for k := k0; k < k1; k++ {
-				row := c[k*ldc+k : k*ldc+r]
-				if beta == 0 {
-					clear(row)
-					continue
-				}
-				for i := range row {
-					row[i] *= beta
-				}
-			}
+			k0, k1 := symTaskRows(t, r)
+			scaleUpperRows(c, ldc, r, k0, k1, beta)
 		})
 	}
 	if n == 0 {
@@ -68,16 +58,48 @@ func SymRank(c []float64, ldc int, a []float64, lda, r, n int, alpha, beta float
 	}
 	if !useAVX2 {
 		run(tasks, func(t int) {
-			k0, k1 := taskRows(t)
-			for lo := 0; lo < n; lo += Stripe {
-				hi := min(lo+Stripe, n)
-				for l0 := k0; l0 < r; l0 += 128 {
-					gramStripe(c, ldc, a, lda, r, k0, k1, l0, min(l0+128, r), lo, hi, alpha)
-				}
-			}
+			k0, k1 := symTaskRows(t, r)
+			symRankGo(c, ldc, a, lda, r, n, k0, k1, alpha)
 		})
 		return
 	}
+	symRankAVX2(c, ldc, a, lda, r, n, alpha, run)
+}
+
+// symTaskRows returns the rows k0…k1−1 of C of task t of SymRank.
+func symTaskRows(t, r int) (k0, k1 int) { return t * symTask, min((t+1)*symTask, r) }
+
+// scaleUpperRows multiplies the upper-triangle part (l ≥ k) of rows
+// k0…k1−1 of the r×r C by beta, zeroing it for beta = 0.
+func scaleUpperRows(c []float64, ldc, r, k0, k1 int, beta float64) {
+	for k := k0; k < k1; k++ {
+		row := c[k*ldc+k : k*ldc+r]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for i := range row {
+			row[i] *= beta
+		}
+	}
+}
+
+// symRankGo is the pure-Go path of SymRank for rows k0…k1−1 of C: stripe by
+// stripe, in blocks of 128 columns of C.
+func symRankGo(c []float64, ldc int, a []float64, lda, r, n, k0, k1 int, alpha float64) {
+	for lo := 0; lo < n; lo += Stripe {
+		hi := min(lo+Stripe, n)
+		for l0 := k0; l0 < r; l0 += 128 {
+			gramStripe(c, ldc, a, lda, r, k0, k1, l0, min(l0+128, r), lo, hi, alpha)
+		}
+	}
+}
+
+// symRankAVX2 is the AVX2 path of SymRank: stripe by stripe, A is packed
+// into panels of eight rows, then every task adds the stripe to its rows of
+// C in 4×8 tiles.
+func symRankAVX2(c []float64, ldc int, a []float64, lda, r, n int, alpha float64, run Runner) {
+	tasks := (r + symTask - 1) / symTask
 	panels := (r + 7) / 8
 	buf := packPool.Get().(*[]float64)
 	defer packPool.Put(buf)
@@ -93,7 +115,7 @@ func SymRank(c []float64, ldc int, a []float64, lda, r, n int, alpha, beta float
 			}
 		})
 		run(tasks, func(t int) {
-			k0, k1 := taskRows(t)
+			k0, k1 := symTaskRows(t, r)
 			symRankPacked(c, ldc, p, r, kc, k0, k1, alpha)
 		})
 	}
