@@ -46,6 +46,7 @@ func FuzzCommandLine(f *testing.F) {
 		{"paradox", "", "x.jsonl"}, {"paradox", "", "-"}, {"paradox", "", "a\nb.csv"}, {"paradox", "", "nodir/x.csv"},
 		{"paradox", "", "."}, {"paradox", "CSV", "x.CSV"}, {"paradox", "", "x\x1b.csv"},
 		{"paradox", "", "(\x89\x1c\xb9\xf8\x8c(/0"}, // a missing directory whose name holds the separators of repeated
+		{"paradox", "", "A\xbfk\xbaZ\xefu"},         // a file name that is not UTF-8: the stale-file scan once built a regexp from it
 	} {
 		f.Add("run", s.preset, "eta", "0.1", s.format, s.out)
 	}

@@ -298,10 +298,35 @@ func (t *Target) temp(existing fs.FileInfo) error {
 	return nil
 }
 
-// tempName matches the temporary files of a target named base: the
-// process that made them and their number (".tmp" since issue 22).
-func tempName(base string) *regexp.Regexp {
-	return regexp.MustCompile(`^\.` + regexp.QuoteMeta(base) + `\.fedscope-([0-9]+)-[0-9]+(?:\.tmp)?$`)
+// tempPID reads the name of a temporary file of a target named base,
+// ".BASE.fedscope-PID-N" (".tmp" at the end since issue 22), and returns
+// the process that made it. Plain string work, not a regular expression:
+// a file name need not be UTF-8, which a pattern built from it must be.
+func tempPID(name, base string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, "."+base+".fedscope-")
+	if !ok {
+		return 0, false
+	}
+	rest = strings.TrimSuffix(rest, ".tmp")
+	pid, n, ok := strings.Cut(rest, "-")
+	if !ok || !digits(pid) || !digits(n) {
+		return 0, false
+	}
+	v, err := strconv.Atoi(pid)
+	return v, err == nil
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // removeStale removes the temporary files that a fedscope killed while
@@ -315,15 +340,13 @@ func removeStale(dir, base string) {
 	if err != nil {
 		return
 	}
-	re := tempName(base)
 	for _, e := range entries {
-		m := re.FindStringSubmatch(e.Name())
-		if m == nil || !e.Type().IsRegular() {
+		pid, ok := tempPID(e.Name(), base)
+		if !ok || !e.Type().IsRegular() {
 			continue
 		}
-		pid, err := strconv.Atoi(m[1])
 		path := filepath.Join(dir, e.Name())
-		if err == nil && !pending.has(path) && isStale(path, pid) {
+		if !pending.has(path) && isStale(path, pid) {
 			os.Remove(path)
 		}
 	}

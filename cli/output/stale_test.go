@@ -68,3 +68,27 @@ func TestStaleTempsRemoved(t *testing.T) {
 		t.Errorf("x.csv holds %q, want the rows", got)
 	}
 }
+
+// TestTempPID reads the names of temporary files, whatever bytes the
+// target's name holds, and nothing else.
+func TestTempPID(t *testing.T) {
+	for _, c := range []struct {
+		name, base string
+		pid        int
+		ok         bool
+	}{
+		{".x.csv.fedscope-123-0.tmp", "x.csv", 123, true},
+		{".x.csv.fedscope-123-4", "x.csv", 123, true}, // before issue 22: no .tmp
+		{".A\xbfk.fedscope-7-1.tmp", "A\xbfk", 7, true},
+		{".x.csv.fedscope-12a-0.tmp", "x.csv", 0, false},
+		{".x.csv.fedscope-123.tmp", "x.csv", 0, false},
+		{".x.csv.fedscope--0.tmp", "x.csv", 0, false},
+		{".y.csv.fedscope-123-0.tmp", "x.csv", 0, false},
+		{"x.csv", "x.csv", 0, false},
+	} {
+		pid, ok := tempPID(c.name, c.base)
+		if pid != c.pid || ok != c.ok {
+			t.Errorf("tempPID(%q, %q) = %d, %v; want %d, %v", c.name, c.base, pid, ok, c.pid, c.ok)
+		}
+	}
+}
