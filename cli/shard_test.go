@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment/registry"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // shardCases are the sweep presets with inputs small enough for a test: every
@@ -63,7 +64,7 @@ func TestShardsCoverEverySweep(t *testing.T) {
 // and with two CPUs (a shard's evaluations, and so the merged statistics,
 // must not depend on which shard or how many CPUs computed them).
 func TestShardMerge(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	dir := t.TempDir()
 	for _, procs := range []int{1, 2} {

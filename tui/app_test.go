@@ -13,6 +13,7 @@ import (
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // stalled starts a harness whose runner never emits (Init's blocking read
@@ -162,7 +163,7 @@ func TestRealDivergence(t *testing.T) {
 }
 
 func TestNoPanicAtAnySize(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, name := range []string{"paradox", "mixture", "fedgain-model", "lowrank", "fedavg-bound"} {
 		sc := preset(t, name)
 		h := newHarness(t, sc, WithRunner(blockingRunner), WithSweepRunner(func(ctx context.Context, _ experiment.Scenario, _ func(experiment.TrialResult)) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 	"github.com/fedscope/fedscope/tui/chart"
 )
 
@@ -216,7 +217,7 @@ func TestSeparationKeys(t *testing.T) {
 // TestClusterViewNoPanicAtAnySize resizes a finished mixture run through
 // every size, in both grid modes and with the help overlay.
 func TestClusterViewNoPanicAtAnySize(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	sc := preset(t, "mixture")
 	h := newHarness(t, sc, WithRunner(fakeMixtureRunner(mixtureFacts(t, sc), 12, 0.02)), WithPace(maxPace)).start()
 	h.tick(frameInterval)

@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 	"github.com/muesli/termenv"
 )
 
@@ -45,7 +46,7 @@ func TestGoldenParadox(t *testing.T) {
 // from a scripted one (the real sweeps take minutes; their layout is what
 // is compared here). Regenerate with -update and look at them.
 func TestGoldenScreens(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, p := range catalog.Presets() {
 		t.Run(p.Name, func(t *testing.T) {
 			h := finished(t, p.Name)

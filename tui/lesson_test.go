@@ -8,6 +8,7 @@ import (
 
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/lesson"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // resolveLesson reads a built-in lesson the way `fedscope lesson` does:
@@ -78,7 +79,7 @@ func stepOf(t *testing.T, args []string) (experiment.Scenario, View) {
 // says so, and PageUp goes back a step, drawn at its stop. The status line
 // names the step all along.
 func TestBuiltinLessonsPlayThrough(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	files := catalog.Lessons()
 	if len(files) == 0 {
 		t.Fatal("no built-in lesson")
@@ -169,7 +170,7 @@ func firstWords(s string, n int) string {
 // line whose flags, read back, give the same view; in a lesson it names the
 // lesson and the step. On screen it wraps between arguments only.
 func TestYCarriesTheWholeView(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	h := newHarness(t, small(t, "eta=0.05"), WithPace(10)).start()
 	h.tick(3 * time.Second)
 	for _, k := range []string{"2", "T", "z", "l", ">", "left", "left", " "} {
@@ -215,7 +216,7 @@ func TestYCarriesTheWholeView(t *testing.T) {
 // come) — a class cannot press tab to find the second chart. The cluster
 // view is the exception at 80×24: its grid and charts take turns there.
 func TestLessonKeepsEveryChartAtTalkSize(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, f := range catalog.Lessons() {
 		l := resolveLesson(t, f)
 		for _, size := range [][2]int{{80, 24}, {100, 30}} {

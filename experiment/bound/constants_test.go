@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -209,7 +210,7 @@ func (r raw) grads(x []float64) (gs [][]float64, mean []float64) {
 // ball: at least the largest of 3,000 points of its sphere, and within
 // 1 % of it (both functions are convex, so they peak on the sphere).
 func TestRegionConstants(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, seed := range []uint64{1, 2, 7} {
 		for _, c := range []float64{0.05, 0.1, 1, 100} {
 			sc := scenario(t, "dirichlet_c="+experiment.FormatFloat(c), "seed="+experiment.FormatFloat(float64(seed)))

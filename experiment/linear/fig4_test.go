@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // TestFig4Crossings pins what the fedgain-model texts say (docs/papers.md
@@ -16,7 +17,7 @@ import (
 // reads 7.5 and 0.3), the realised max-pairwise Γ is 1.60 × the radius
 // (±3 %), and Thm 5's marks sit at threshold/ratio with both values named.
 func TestFig4Crossings(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	sc, err := experiment.NewCatalog(Family).Scenario("fedgain-model", "algorithms=fedavg:s=1")
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestFig4Crossings(t *testing.T) {
 // error keeps jumping about its floor, no rounds-to-converge summary is
 // given.
 func TestMinibatchTexts(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	cat := experiment.NewCatalog(Family)
 	mb, _ := cat.Scenario("minibatch")
 	for _, a := range Family.Annotations(mb) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fedscope/fedscope/algorithms"
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 	"github.com/fedscope/fedscope/model"
 )
 
@@ -35,7 +36,7 @@ func race(t *testing.T, sc experiment.Scenario) map[string][]experiment.Round {
 // on which other racers run (the server's samples are a knob, not the
 // largest rank present).
 func TestRacerIndependence(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	sc := lowRank()
 	sc.Preset = "lowrank"
 	alone := sc
@@ -80,7 +81,7 @@ func TestValidate(t *testing.T) {
 // is at most ε, +Inf when the last one is above it; several ε of one trial
 // read one run.
 func TestComplexityEvaluate(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	sc := lowRankComplexity()
 	sc.Preset = "lowrank-complexity"
 	for _, point := range []int{2, 4, 6} { // ε = 1e-3, 1e-4, 1e-5
@@ -195,7 +196,7 @@ func TestComplexityTheory(t *testing.T) {
 // its last epoch, about a racer that ends above its start (r = 3, seed 4:
 // 0.0301 from 0.0211).
 func TestInterpolationCheckSeparates(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for seed := 1; seed <= 5; seed++ {
 		sc, err := experiment.NewCatalog(Family).Scenario("lowrank", fmt.Sprintf("seed=%d", seed), "algorithms=fedlrgd:r=3,fedlrgd:r=5,fedlrgd:r=10,fedlrgd:r=20")
 		if err != nil {
@@ -270,7 +271,7 @@ func sweepTable(t *testing.T, sc experiment.Scenario) *experiment.SweepTable {
 // two racers of the crossing), FedLRGD r=10 cheaper at m = 25 and 100,
 // FedAvg at m = 200.
 func TestComplexityFindings(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	cat := experiment.NewCatalog(Family)
 	sc, _ := cat.Scenario("lowrank-complexity")
 	eps := sweepTable(t, sc)

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 	"github.com/fedscope/fedscope/model"
 )
 
@@ -58,7 +59,7 @@ func lastRounds(t *testing.T, sc experiment.Scenario) (experiment.Result, []expe
 // farther (here: more than 5× the two-phase distance on average, and stuck in
 // a wrong clustering on at least one seed).
 func TestMixturePresetReachesTruth(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	var twoSum, baseSum float64
 	baseStuck := 0
 	for seed := uint64(1); seed <= 3; seed++ {

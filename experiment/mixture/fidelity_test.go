@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fedscope/fedscope/experiment"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // scenario is the mixture preset with keys set.
@@ -82,7 +83,7 @@ func roundWarnings(rs []experiment.Round) map[int]string {
 // (m = 1000 pool clients and 15 Phase-2 rounds keep the test short; the
 // preset's m = 4000 and 150 rounds behave alike.)
 func TestAnchorsScaleWithK(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, seed := range []uint64{8, 10} {
 		sc := scenario(t, seed, 12+15, "k", "5", "pool", "1000")
 		c := cfg(sc)
@@ -174,7 +175,7 @@ func TestSeparationWarning(t *testing.T) {
 // has settled and its last round says nothing. (Phase 1 with m = 1000 pool
 // clients keeps the test short.)
 func TestPhase2NotConverged(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	if testing.Short() {
 		t.Skip("three full mixture runs")
 	}
@@ -249,7 +250,7 @@ func TestMaxSamples(t *testing.T) {
 // than the farthest of them), and above 1 it is a warning. A given
 // phase1_rounds is used as given.
 func TestPhase1Rounds(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	for _, k := range []string{"3", "5"} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			sc := Family.Presets()[0].Scenario()

@@ -22,6 +22,7 @@ import (
 	"github.com/fedscope/fedscope/experiment"
 	"github.com/fedscope/fedscope/experiment/registry"
 	"github.com/fedscope/fedscope/experiment/reproduce"
+	"github.com/fedscope/fedscope/internal/slowtest"
 )
 
 // cheap are experiments of a second or two each: the tests run them in
@@ -178,7 +179,7 @@ func cheapReport(t *testing.T) (string, *reproduce.Report) {
 // XML; and every claim whose experiments ran has a reproduced or differs
 // verdict with a value.
 func TestReportMatchesCSV(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	dir, rep := cheapReport(t)
 	rows := reportRows(t, filepath.Join(dir, "report.md"))
 	want := func(id string, v float64) {
@@ -265,7 +266,7 @@ func TestReportMatchesCSV(t *testing.T) {
 // their directories and gets report.md and the figures byte for byte as
 // the unsharded reproduction writes them; a missing shard is refused.
 func TestShardsMerge(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	whole, rep := cheapReport(t)
 	var dirs []string
 	for i := range 3 {
@@ -498,7 +499,7 @@ func TestGuideNumbers(t *testing.T) {
 // TestSameBytesAnyCPUs: on one CPU the reproduction writes the same rows,
 // report and figures as on all of them.
 func TestSameBytesAnyCPUs(t *testing.T) {
-	skipShort(t)
+	slowtest.Skip(t)
 	whole, rep := cheapReport(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	one, _ := reproduceInto(t, reproduce.Options{Select: cheap, Version: "test"})
