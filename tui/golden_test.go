@@ -301,11 +301,18 @@ func TestRunViewKeepsBothCharts(t *testing.T) {
 			if got := len(v.geoms); got != want {
 				t.Errorf("%s %v: %d of %d charts drawn:\n%s", p.Name, size, got, want, screen)
 			}
-			for m, g := range v.geoms {
-				if !g.OK || g.Rows < minPlotRows {
-					t.Errorf("%s %v: chart of metric %d has %d plot rows, want ≥ %d:\n%s", p.Name, size, m, g.Rows, minPlotRows, screen)
-				}
-			}
+			chartsReadable(t, fmt.Sprintf("%s %v", p.Name, size), v, screen)
+		}
+	}
+}
+
+// chartsReadable fails t for every chart of v drawn with fewer than
+// minPlotRows plot rows (or not drawn at all).
+func chartsReadable(t *testing.T, where string, v *runView, screen string) {
+	t.Helper()
+	for m, g := range v.geoms {
+		if !g.OK || g.Rows < minPlotRows {
+			t.Errorf("%s: chart of metric %d has %d plot rows, want ≥ %d:\n%s", where, m, g.Rows, minPlotRows, screen)
 		}
 	}
 }

@@ -315,14 +315,7 @@ func TestStdout(t *testing.T) {
 
 // TestDescriptor writes to /dev/fd/N of a pipe: directly, into the pipe.
 func TestDescriptor(t *testing.T) {
-	if _, err := os.Stat("/dev/fd"); err != nil {
-		t.Skip("no /dev/fd here; skipped")
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r, w := fdPipe(t)
 	path := fmt.Sprintf("/dev/fd/%d", w.Fd())
 	tg := mustWrite(t, path)
 	w.Close()
@@ -439,14 +432,7 @@ func TestFormatFor(t *testing.T) {
 // number went to another file, collecting the target closes nothing of
 // that file.
 func TestDescriptorLeftToItsOwner(t *testing.T) {
-	if _, err := os.Stat("/dev/fd"); err != nil {
-		t.Skip("no /dev/fd here; skipped")
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	_, w := fdPipe(t)
 	fd := w.Fd()
 	mustWrite(t, fmt.Sprintf("/dev/fd/%d", fd))
 	w.Close()
@@ -465,4 +451,20 @@ func TestDescriptorLeftToItsOwner(t *testing.T) {
 	if _, err := f.WriteString("still open\n"); err != nil {
 		t.Errorf("the file that took descriptor %d was closed behind its back: %v", fd, err)
 	}
+}
+
+// fdPipe returns a pipe for the /dev/fd tests (skipped where there is no
+// /dev/fd); the read end is closed when the test ends, the write end is
+// the test's to close.
+func fdPipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	if _, err := os.Stat("/dev/fd"); err != nil {
+		t.Skip("no /dev/fd here; skipped")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, w
 }
